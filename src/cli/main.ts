@@ -1,0 +1,110 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { createContainer } from '../container.ts';
+import { createStore } from '../db/database.ts';
+import { migrate } from '../db/migrations.ts';
+import { AppError } from '../lib/errors.ts';
+import { createLogger } from '../lib/logger.ts';
+import { ROLES, type Role } from '../modules/users/users-schemas.ts';
+import { startServer } from '../server.ts';
+
+const USAGE = `Usage:
+  alertflow serve
+  alertflow migrate
+  alertflow org create --name NAME [--owner-email E --owner-password P] --json
+  alertflow user add --org ORG_ID --email E --name N [--role owner|admin|member] [--password P] --json`;
+
+class UsageError extends Error {}
+
+function flags(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+const required = (v: Record<string, string | boolean | undefined>, name: string): string => {
+  const value = v[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+};
+
+function print(json: boolean, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+async function withContainer<T>(config: Config, fn: (c: Awaited<ReturnType<typeof createContainer>>) => Promise<T>): Promise<T> {
+  const c = await createContainer(config, { log: createLogger('warn') });
+  try {
+    return await fn(c);
+  } finally {
+    await c.close();
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const log = createLogger(config.logLevel);
+  const server = await startServer(config, log);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    server.close().then(() => process.exit(0), (err: unknown) => {
+      log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, sub, ...rest] = argv;
+  const config = loadConfig();
+  if (command === 'serve' || command === undefined) return serve(config);
+  if (command === 'migrate') {
+    const store = createStore(config.store);
+    try {
+      const applied = await migrate(store);
+      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
+    } finally {
+      await store.close();
+    }
+    return;
+  }
+  if (command === 'org' && sub === 'create') {
+    const v = flags(rest, { name: { type: 'string' }, 'owner-email': { type: 'string' }, 'owner-password': { type: 'string' }, json: { type: 'boolean' } });
+    const name = required(v, 'name');
+    const out = await withContainer(config, (c) => c.orgs.create({
+      name,
+      ownerEmail: v['owner-email'] as string | undefined,
+      ownerPassword: v['owner-password'] as string | undefined,
+    }));
+    print(v.json === true, out, `Organization ${out.org.id} created.\nOwner: ${out.owner.email}\nAPI key (shown once): ${out.apiKey}`);
+    return;
+  }
+  if (command === 'user' && sub === 'add') {
+    const v = flags(rest, { org: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean' } });
+    const orgId = required(v, 'org');
+    const role = (v.role ?? 'member') as Role;
+    if (!ROLES.includes(role)) throw new UsageError('--role must be owner, admin or member');
+    const user = await withContainer(config, async (c) => {
+      if (!(await c.orgs.exists(orgId))) throw new UsageError(`no organization ${orgId}`);
+      return c.users.add(orgId, { email: required(v, 'email'), name: required(v, 'name'), role, password: v.password as string | undefined });
+    });
+    const { id, email, name } = user;
+    print(v.json === true, { user: { id, email, name, role: user.role } }, `User ${id} (${email}) added as ${user.role}.`);
+    return;
+  }
+  throw new UsageError(`unknown command: ${argv.join(' ')}`);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError) process.stderr.write(`alertflow: configuration error: ${err.message}\n`);
+  else if (err instanceof UsageError) process.stderr.write(`alertflow: ${err.message}\n${USAGE}\n`);
+  else if (err instanceof AppError) process.stderr.write(`alertflow: ${err.message}${err.details ? ` (${err.details.map((d) => `${d.path} ${d.message}`).join('; ')})` : ''}\n`);
+  else process.stderr.write(`alertflow: ${(err as Error).message}\n`);
+  process.exit(1);
+});

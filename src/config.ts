@@ -1,0 +1,101 @@
+import path from 'node:path';
+
+export type StoreConfig =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string };
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly baseUrl: string;
+  readonly env: 'live' | 'test';
+  readonly store: StoreConfig;
+  readonly redisUrl: string | undefined;
+  readonly smtpUrl: string | undefined;
+  readonly logLevel: string;
+  readonly rateLimits: {
+    readonly apiPerMinute: number;
+    readonly ingestPerMinute: number;
+    readonly apiKeysPerDay: number;
+    readonly authFailuresPerMinute: number;
+  };
+  /** Commit concurrent ingest requests in one transaction (SQLite group commit). */
+  readonly ingestBatchMax: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use one of ${protocols.join(', ')}`);
+  }
+  return raw;
+}
+
+function store(env: Env): StoreConfig {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') {
+    const dir = env.ALERTFLOW_DATA_DIR || './data';
+    return { kind: 'sqlite', file: path.resolve(dir, 'alertflow.db') };
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+    return { kind: 'postgres', url: raw };
+  }
+  if (raw.startsWith('sqlite://')) {
+    const file = raw.slice('sqlite://'.length);
+    if (file === '') throw new ConfigError('DATABASE_URL sqlite:// needs a file path');
+    return { kind: 'sqlite', file: file === ':memory:' ? file : path.resolve(file) };
+  }
+  throw new ConfigError('DATABASE_URL must start with sqlite://, postgres:// or postgresql://');
+}
+
+/** Reads and validates the environment once; the only place that looks at process.env. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const envName = env.ALERTFLOW_ENV || (env.NODE_ENV === 'production' ? 'live' : 'test');
+  if (envName !== 'live' && envName !== 'test') {
+    throw new ConfigError(`ALERTFLOW_ENV must be "live" or "test", got "${envName}"`);
+  }
+  const baseUrl = url(env, 'BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  return Object.freeze({
+    port,
+    host: env.HOST || '0.0.0.0',
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    env: envName,
+    store: store(env),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    logLevel,
+    rateLimits: Object.freeze({
+      apiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 300, 1, 10_000_000),
+      ingestPerMinute: int(env, 'RATE_LIMIT_INGEST_PER_MINUTE', 60, 1, 10_000_000),
+      apiKeysPerDay: int(env, 'RATE_LIMIT_API_KEYS_PER_DAY', 10, 1, 10_000_000),
+      authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
+    }),
+    ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
+  });
+}

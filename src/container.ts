@@ -1,0 +1,77 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { createStore, type Store } from './db/database.ts';
+import { migrate } from './db/migrations.ts';
+import type { Limits } from './http/auth.ts';
+import { limiterFactory } from './infra/rate-limit.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
+import { CursorCodec } from './lib/pagination.ts';
+import { alertsRepo } from './modules/alerts/alerts-repo.ts';
+import { alertsService } from './modules/alerts/alerts-service.ts';
+import { apiKeysRepo } from './modules/api-keys/api-keys-repo.ts';
+import { apiKeysService } from './modules/api-keys/api-keys-service.ts';
+import { auditRepo } from './modules/audit/audit-repo.ts';
+import { auditService } from './modules/audit/audit-service.ts';
+import { ingestService } from './modules/ingest/ingest-service.ts';
+import { integrationsRepo } from './modules/integrations/integrations-repo.ts';
+import { integrationsService } from './modules/integrations/integrations-service.ts';
+import { orgsRepo } from './modules/orgs/orgs-repo.ts';
+import { orgsService } from './modules/orgs/orgs-service.ts';
+import { usersRepo } from './modules/users/users-repo.ts';
+import { usersService } from './modules/users/users-service.ts';
+
+async function serverSecret(store: Store): Promise<string> {
+  const row = await store.db.selectFrom('meta').select('value').where('key', '=', 'server_secret').executeTakeFirstOrThrow();
+  return row.value;
+}
+
+/** The composition root: the one place that picks implementations and wires dependencies. */
+export async function createContainer(config: Config, opts: { log: Logger; clock?: Clock }) {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log;
+  const store = createStore(config.store);
+  await migrate(store);
+  const cursors = new CursorCodec(await serverSecret(store));
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true }) : undefined;
+  if (redis) await redis.connect();
+  const limiter = limiterFactory(clock, redis);
+  const rl = config.rateLimits;
+  const limits: Limits = {
+    api: limiter.create('api', rl.apiPerMinute, 60),
+    ingest: limiter.create('ingest', rl.ingestPerMinute, 60),
+    apiKeysPerDay: limiter.create('keys', rl.apiKeysPerDay, 86_400),
+    authFailures: limiter.create('authfail', rl.authFailuresPerMinute, 60),
+  };
+
+  const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
+  const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
+  const users = usersService({ store, repo: usersRepo(), clock, cursors });
+  const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, clock });
+  const integrations = integrationsService({ store, repo: integrationsRepo(), audit, clock, cursors, baseUrl: config.baseUrl });
+  const alertRows = alertsRepo(store);
+  const alerts = alertsService({ store, repo: alertRows, clock, cursors });
+  const ingest = ingestService({ store, alerts: alertRows, clock, batchMax: config.ingestBatchMax });
+
+  return {
+    config,
+    clock,
+    store,
+    limits,
+    audit,
+    apiKeys,
+    users,
+    orgs,
+    integrations,
+    alerts,
+    ingest,
+    /** Flushes buffered audit events, then closes Redis and the store. */
+    async close(): Promise<void> {
+      await audit.close();
+      if (redis) await redis.quit().catch(() => undefined);
+      await store.close();
+    },
+  };
+}
+export type Container = Awaited<ReturnType<typeof createContainer>>;

@@ -1,0 +1,63 @@
+import { Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely';
+import pg from 'pg';
+import type { StoreConfig } from '../config.ts';
+import type { DB } from './schema.ts';
+import { openSqlite } from './sqlite-database.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * The store: one Kysely instance plus the few things that differ between SQLite and PostgreSQL.
+ * Every dialect difference lives here so repositories stay dialect-free.
+ */
+export interface Store {
+  readonly db: Kysely<DB>;
+  readonly dialect: Dialect;
+  /** JSON columns come back as text from SQLite and as parsed values from PostgreSQL jsonb. */
+  readJson<T>(value: unknown): T;
+  /** `column ->> key` as text: both SQLite (≥ 3.38) and PostgreSQL jsonb read a literal object key this way. */
+  jsonText(column: string, key: string): RawBuilder<unknown>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+
+export function createStore(config: StoreConfig): Store {
+  if (config.kind === 'sqlite') {
+    const { database } = openSqlite(config.file);
+    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+    return makeStore(db, 'sqlite');
+  }
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: 20,
+    // Timestamps are epoch milliseconds in bigint columns; they fit a JS number exactly.
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return makeStore(db, 'postgres');
+}
+
+function makeStore(db: Kysely<DB>, dialect: Dialect): Store {
+  return {
+    db,
+    dialect,
+    readJson: <T,>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T,
+    jsonText: (column, key) => sql`${sql.ref(column)} ->> ${key}`,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** Runs `fn` in a transaction, joining the caller's when `db` already is one (services compose). */
+export function inTransaction<T>(db: Kysely<DB>, fn: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}

@@ -1,0 +1,136 @@
+import { sql, type Kysely } from 'kysely';
+import { Migrator, type Migration } from 'kysely/migration';
+import { randomBytes } from 'node:crypto';
+import type { Dialect, Store } from './database.ts';
+
+/** Types that differ by dialect; everything else in the migrations is written once. */
+function types(dialect: Dialect) {
+  return {
+    json: dialect === 'postgres' ? 'jsonb' : 'text',
+    ts: dialect === 'postgres' ? 'bigint' : 'integer',
+  } as const;
+}
+
+/** Numbered, forward-only migrations. Never edit one that has shipped; add the next number. */
+function migrations(dialect: Dialect): Record<string, Migration> {
+  const t = types(dialect);
+  return {
+    '0001_core': {
+      async up(db: Kysely<any>) {
+        await db.schema.createTable('meta')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('value', 'text', (c) => c.notNull())
+          .execute();
+        // The server secret signs list cursors; generated once and shared by every instance on this store.
+        await db.insertInto('meta').values({ key: 'server_secret', value: randomBytes(32).toString('base64url') }).execute();
+
+        await db.schema.createTable('orgs')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('created_at', t.ts, (c) => c.notNull())
+          .execute();
+
+        await db.schema.createTable('users')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id'))
+          .addColumn('email', 'text', (c) => c.notNull())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('password_hash', 'text')
+          .addColumn('created_at', t.ts, (c) => c.notNull())
+          .addColumn('updated_at', t.ts, (c) => c.notNull())
+          .addUniqueConstraint('users_org_email', ['org_id', 'email'])
+          .execute();
+        await db.schema.createIndex('users_org_created').on('users').columns(['org_id', 'created_at', 'id']).execute();
+
+        await db.schema.createTable('api_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('prefix', 'text', (c) => c.notNull())
+          .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('scopes', 'text', (c) => c.notNull())
+          .addColumn('expires_at', t.ts)
+          .addColumn('revoked_at', t.ts)
+          .addColumn('last_used_at', t.ts)
+          .addColumn('created_at', t.ts, (c) => c.notNull())
+          .addColumn('updated_at', t.ts, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('api_keys_org_created').on('api_keys').columns(['org_id', 'created_at', 'id']).execute();
+
+        await db.schema.createTable('audit_events')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id'))
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('actor_type', 'text', (c) => c.notNull())
+          .addColumn('actor_id', 'text')
+          .addColumn('target_type', 'text')
+          .addColumn('target_id', 'text')
+          .addColumn('ip', 'text')
+          .addColumn('metadata', t.json, (c) => c.notNull())
+          .addColumn('created_at', t.ts, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('audit_org_created').on('audit_events').columns(['org_id', 'created_at', 'id']).execute();
+        await db.schema.createIndex('audit_org_action_created').on('audit_events').columns(['org_id', 'action', 'created_at', 'id']).execute();
+
+        await db.schema.createTable('integrations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('preset', 'text', (c) => c.notNull())
+          .addColumn('enabled', 'integer', (c) => c.notNull())
+          .addColumn('token', 'text', (c) => c.notNull().unique())
+          .addColumn('mapping', t.json)
+          .addColumn('client_id', 'text')
+          .addColumn('created_at', t.ts, (c) => c.notNull())
+          .addColumn('updated_at', t.ts, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('integrations_org_created').on('integrations').columns(['org_id', 'created_at', 'id']).execute();
+
+        await db.schema.createTable('alerts')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id'))
+          .addColumn('integration_id', 'text')
+          .addColumn('client_id', 'text')
+          .addColumn('incident_id', 'text')
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('title', 'text', (c) => c.notNull())
+          .addColumn('severity', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('source', 'text')
+          .addColumn('description', 'text')
+          .addColumn('labels', t.json, (c) => c.notNull())
+          .addColumn('annotations', t.json, (c) => c.notNull())
+          .addColumn('payload', t.json, (c) => c.notNull())
+          .addColumn('occurrences', 'integer', (c) => c.notNull())
+          .addColumn('last_seen_at', t.ts, (c) => c.notNull())
+          .addColumn('acknowledged_at', t.ts)
+          .addColumn('acknowledged_by_type', 'text')
+          .addColumn('acknowledged_by_id', 'text')
+          .addColumn('resolved_at', t.ts)
+          .addColumn('resolved_by_type', 'text')
+          .addColumn('resolved_by_id', 'text')
+          .addColumn('created_at', t.ts, (c) => c.notNull())
+          .addColumn('updated_at', t.ts, (c) => c.notNull())
+          .execute();
+        // The invariant "one open alert per organization and fingerprint" lives here, not in code:
+        // ingest upserts against this partial unique index, so racing requests and instances converge.
+        await sql`create unique index alerts_open_fingerprint on alerts (org_id, fingerprint)
+                  where status in ('firing', 'acknowledged', 'suppressed')`.execute(db);
+        await db.schema.createIndex('alerts_org_created').on('alerts').columns(['org_id', 'created_at', 'id']).execute();
+        await db.schema.createIndex('alerts_org_status_created').on('alerts').columns(['org_id', 'status', 'created_at', 'id']).execute();
+        await db.schema.createIndex('alerts_org_fingerprint').on('alerts').columns(['org_id', 'fingerprint']).execute();
+      },
+    },
+  };
+}
+
+export async function migrate(store: Store): Promise<string[]> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => migrations(store.dialect) },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,58 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+type Param = null | number | bigint | string | Uint8Array;
+
+function toParam(value: unknown): Param {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (value === undefined) return null;
+  return value as Param;
+}
+
+const MAX_CACHED_STATEMENTS = 500;
+
+/**
+ * Adapts Node's built-in `node:sqlite` to the statement interface Kysely's SqliteDialect expects.
+ * We use it instead of better-sqlite3 because that addon's prebuilt binaries cannot be fetched here and
+ * a source build links against the machine's Node 20 headers, which Node 24 refuses to load.
+ */
+export function openSqlite(file: string): { database: SqliteDatabase; raw: DatabaseSync } {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const raw = new DatabaseSync(file);
+  // WAL + synchronous=FULL: every commit is durable before we answer; busy_timeout lets a
+  // second process (CLI, another instance) wait for the write lock instead of failing.
+  raw.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+  const cache = new Map<string, StatementSync>();
+
+  const prepare = (text: string): SqliteStatement => {
+    // Kysely opens transactions with a plain BEGIN; taking the write lock up front (IMMEDIATE) makes a
+    // second writer wait on busy_timeout instead of failing with SQLITE_BUSY when it tries to upgrade.
+    const sql = text === 'begin' ? 'begin immediate' : text;
+    let stmt = cache.get(sql);
+    if (stmt === undefined) {
+      stmt = raw.prepare(sql);
+      if (cache.size >= MAX_CACHED_STATEMENTS) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, stmt);
+    }
+    const s = stmt;
+    return {
+      reader: s.columns().length > 0,
+      all: (params) => s.all(...params.map(toParam)),
+      run: (params) => s.run(...params.map(toParam)),
+      iterate: (params) => s.iterate(...params.map(toParam)),
+    };
+  };
+
+  return {
+    raw,
+    database: {
+      prepare,
+      close: () => {
+        cache.clear();
+        if (raw.isOpen) raw.close();
+      },
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import type { Logger } from 'pino';
+import type { Container } from '../container.ts';
+import { alertsRoutes } from '../modules/alerts/alerts-routes.ts';
+import { apiKeysRoutes } from '../modules/api-keys/api-keys-routes.ts';
+import { auditRoutes } from '../modules/audit/audit-routes.ts';
+import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
+import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
+import { usersRoutes } from '../modules/users/users-routes.ts';
+import { restAuth } from './auth.ts';
+import { toAppError } from './errors.ts';
+import { BODY_LIMIT, parseJsonBody } from './json-body.ts';
+
+/** What an unexpected error is, for the log: its kind, code and message; never a stack trace. */
+const describe = (err: unknown) => {
+  const e = err as { name?: string; code?: unknown; message?: string };
+  return { type: e.name, code: e.code, message: e.message };
+};
+
+export const API_VERSION = '0.1.0';
+
+/** The ingest token is a credential: it never reaches a log line. */
+const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/webhook\/)[^/?#]+/, '$1[redacted]');
+
+export async function buildApp(c: Container, log: Logger) {
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // JSON only: any other content type is 415 (Fastify's text/plain parser would otherwise accept it).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const e = toAppError(err);
+    if (e.code === 'INTERNAL_ERROR') req.log.error({ error: describe(err), url: redactUrl(req.url), method: req.method }, 'request failed');
+    if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
+    return reply.code(e.status).send({ error: e.message, code: e.code, details: e.details });
+  });
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ error: `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`, code: 'NOT_FOUND', details: null }));
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'AlertFlow API',
+        version: API_VERSION,
+        description: 'REST API of AlertFlow. Every operation needs `Authorization: Bearer <API key>` with the scope named in its `x-required-scopes`. Lists are newest first and cursor-paginated (`limit` 1–100, default 25; `meta.total` on the first page only). Errors are `{error, code, details}`. Limits: 300 requests/min per organization, 10 API key creations per UTC day. The ingest endpoint `POST /api/inbound/webhook/{token}` is outside this API.',
+      },
+      servers: [{ url: c.config.baseUrl }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (`af_live_…` / `af_test_…`)' } } },
+    },
+  });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await c.store.ping();
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+
+  ingestRoutes(app, c);
+
+  const auth = restAuth(c);
+  await app.register(async (api) => {
+    api.addHook('onRequest', auth.onRequest);
+    api.addHook('preParsing', auth.preParsing);
+    api.addHook('onResponse', auth.onResponse);
+    api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    alertsRoutes(api, c.alerts);
+    integrationsRoutes(api, c.integrations);
+    apiKeysRoutes(api, c);
+    usersRoutes(api, c.users);
+    auditRoutes(api, c.audit);
+  }, { prefix: '/api/v1' });
+
+  return app;
+}
+export type App = Awaited<ReturnType<typeof buildApp>>;

@@ -1,0 +1,38 @@
+import type { FastifyError } from 'fastify';
+import { AppError, type ErrorDetail } from '../lib/errors.ts';
+
+interface AjvIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+function detailOf(issue: AjvIssue): ErrorDetail {
+  const base = issue.instancePath ?? '';
+  if (issue.keyword === 'required') return { path: `${base}/${String(issue.params?.missingProperty)}`, message: 'is required' };
+  if (issue.keyword === 'additionalProperties') return { path: `${base}/${String(issue.params?.additionalProperty)}`, message: 'is not an allowed field' };
+  return { path: base, message: issue.message ?? 'is invalid' };
+}
+
+const FASTIFY_CODES: Record<string, () => AppError> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MiB'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError('INVALID_JSON', 'Request body is empty; expected JSON'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('INVALID_JSON', 'Request body length does not match Content-Length'),
+};
+
+/** Every error a request can meet, as one of our codes; anything unexpected is INTERNAL_ERROR with no detail. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
+  if (Array.isArray(e.validation)) {
+    const where = e.validationContext === 'body' ? 'Request body' : `Request ${e.validationContext ?? 'input'}`;
+    return new AppError('VALIDATION_ERROR', `${where} is invalid`, e.validation.map(detailOf));
+  }
+  const known = e.code ? FASTIFY_CODES[e.code] : undefined;
+  if (known) return known();
+  if (e.statusCode === 400) return new AppError('VALIDATION_ERROR', 'Bad request');
+  if (e.statusCode === 404) return new AppError('NOT_FOUND', 'Not found');
+  return new AppError('INTERNAL_ERROR', 'Internal server error');
+}

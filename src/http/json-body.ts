@@ -1,0 +1,38 @@
+import secureJson from 'secure-json-parse';
+import { AppError } from '../lib/errors.ts';
+
+export const BODY_LIMIT = 1024 * 1024;
+export const MAX_DEPTH = 32;
+
+/** Depth of nested objects/arrays, stopping as soon as the limit is passed. */
+function tooDeep(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * JSON bodies: `__proto__` and `constructor.prototype` keys are refused (no prototype pollution
+ * through any later merge), and nesting is capped so a hostile body cannot exhaust the stack.
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') throw new AppError('INVALID_JSON', 'Request body is empty; expected JSON');
+  let value: unknown;
+  try {
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (err) {
+    if (err instanceof SyntaxError && /prototype|__proto__/i.test(err.message)) {
+      throw new AppError('VALIDATION_ERROR', 'Request body is not allowed', [{ path: '', message: 'keys __proto__ and constructor.prototype are not allowed' }]);
+    }
+    throw new AppError('INVALID_JSON', 'Request body is not valid JSON');
+  }
+  if (tooDeep(value, MAX_DEPTH)) {
+    throw new AppError('VALIDATION_ERROR', 'Request body is nested too deeply', [{ path: '', message: `must not nest deeper than ${MAX_DEPTH} levels` }]);
+  }
+  return value;
+}

@@ -1,0 +1,73 @@
+import { Type, type TSchema } from 'typebox';
+import type { Scope } from '../modules/api-keys/api-keys-fns.ts';
+
+/** A string limited to fixed values, as a plain `enum` (clearer in OpenAPI 3.0 than a union of consts). */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'Human-readable message.' }),
+    code: Type.String({ description: 'Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR.' }),
+    details: Type.Union([
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false })),
+      Type.Null(),
+    ]),
+  },
+  { additionalProperties: false },
+);
+
+const errorResponses = {
+  400: { ...ErrorBody, description: 'VALIDATION_ERROR or INVALID_JSON' },
+  401: { ...ErrorBody, description: 'UNAUTHORIZED: missing, malformed, unknown, expired or revoked key' },
+  403: { ...ErrorBody, description: 'FORBIDDEN: the key lacks the required scope' },
+  404: { ...ErrorBody, description: 'NOT_FOUND' },
+  429: { ...ErrorBody, description: 'RATE_LIMITED; see Retry-After' },
+  500: { ...ErrorBody, description: 'INTERNAL_ERROR' },
+};
+const bodyErrors = {
+  413: { ...ErrorBody, description: 'PAYLOAD_TOO_LARGE: body over 1 MiB' },
+  415: { ...ErrorBody, description: 'UNSUPPORTED_MEDIA_TYPE: body is not application/json' },
+};
+export const conflictResponse = { 409: { ...ErrorBody, description: 'CONFLICT' } };
+
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+
+export const Actor = Type.Object(
+  {
+    type: StringEnum(['integration', 'api_key', 'user', 'system']),
+    id: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
+
+interface RouteSchema {
+  body?: TSchema;
+  querystring?: TSchema;
+  params?: TSchema;
+  response: Record<number, TSchema>;
+}
+
+/**
+ * One place that turns a route's own schemas into the documented operation: the scope it needs
+ * (in `x-required-scopes` and the description), the bearer scheme and every error response it can give.
+ */
+export function apiSchema<S extends RouteSchema>(
+  opts: { scope: Scope; summary: string; tag: string; description?: string },
+  schema: S,
+) {
+  const bodyCodes = schema.body ? bodyErrors : {};
+  return {
+    ...schema,
+    summary: opts.summary,
+    tags: [opts.tag],
+    description: `${opts.description ? `${opts.description}\n\n` : ''}Requires scope \`${opts.scope}\`.`,
+    security: [{ bearerAuth: [] }],
+    'x-required-scopes': [opts.scope],
+    response: { ...errorResponses, ...bodyCodes, ...schema.response },
+  };
+}
+

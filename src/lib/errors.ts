@@ -1,0 +1,53 @@
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'INVALID_JSON'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR';
+
+/** The one status table: every error code maps to exactly one HTTP status. */
+export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
+  VALIDATION_ERROR: 400,
+  INVALID_JSON: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+};
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | null;
+  /** Seconds until a rate-limit window resets; only for RATE_LIMITED. */
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetail[] | null = null, retryAfter?: number) {
+    super(message);
+    this.code = code;
+    this.details = details;
+    this.retryAfter = retryAfter;
+  }
+
+  get status(): number {
+    return STATUS_OF[this.code];
+  }
+}
+
+export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `${what} not found`);
+export const invalid = (path: string, message: string): AppError =>
+  new AppError('VALIDATION_ERROR', 'Request validation failed', [{ path, message }]);
+export const conflict = (message: string): AppError => new AppError('CONFLICT', message);

@@ -1,0 +1,115 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import { countRows, keysetPage } from '../../db/keyset.ts';
+import type { Actor } from '../../lib/actor.ts';
+import type { Keyset } from '../../lib/pagination.ts';
+import { OPEN_STATUSES, type AlertStatus } from './alerts-fns.ts';
+
+export type AlertRow = DB['alerts'];
+
+export interface AlertFilter {
+  status?: string[];
+  severity?: string[];
+  source?: string;
+  fingerprint?: string;
+  integrationId?: string;
+  clientId?: string;
+  labels?: Array<[string, string]>;
+  since?: number;
+  until?: number;
+  q?: string;
+}
+
+export interface UpsertResult {
+  id: string;
+  status: string;
+  created: boolean;
+}
+
+const LIST_COLUMNS = [
+  'id', 'org_id', 'integration_id', 'client_id', 'incident_id', 'fingerprint', 'title', 'severity', 'status', 'source',
+  'description', 'labels', 'annotations', 'occurrences', 'last_seen_at', 'acknowledged_at', 'acknowledged_by_type',
+  'acknowledged_by_id', 'resolved_at', 'resolved_by_type', 'resolved_by_id', 'created_at', 'updated_at',
+] as const;
+export type AlertListRow = Pick<AlertRow, (typeof LIST_COLUMNS)[number]>;
+
+/**
+ * The predicate of the partial unique index `alerts_open_fingerprint`, as literal SQL: SQLite matches an
+ * upsert's conflict target to a partial index only when the WHERE clauses agree term by term, which bound
+ * parameters never do.
+ */
+const OPEN_INDEX_PREDICATE = sql<boolean>`status in ('firing', 'acknowledged', 'suppressed')`;
+
+const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export function alertsRepo(store: Store) {
+  const filtered = (db: Kysely<DB>, orgId: string, f: AlertFilter): SelectQueryBuilder<DB, 'alerts', {}> => {
+    let q = db.selectFrom('alerts').where('org_id', '=', orgId);
+    if (f.status?.length) q = q.where('status', 'in', f.status);
+    if (f.severity?.length) q = q.where('severity', 'in', f.severity);
+    if (f.source !== undefined) q = q.where('source', '=', f.source);
+    if (f.fingerprint !== undefined) q = q.where('fingerprint', '=', f.fingerprint);
+    if (f.integrationId !== undefined) q = q.where('integration_id', '=', f.integrationId);
+    if (f.clientId !== undefined) q = q.where('client_id', '=', f.clientId);
+    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
+    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+    if (f.q) q = q.where(sql<boolean>`lower(title) like ${`%${escapeLike(f.q.toLowerCase())}%`} escape '\\'`);
+    for (const [k, v] of f.labels ?? []) q = q.where(sql<boolean>`${store.jsonText('labels', k)} = ${v}`);
+    return q;
+  };
+
+  return {
+    page: (db: Kysely<DB>, orgId: string, f: AlertFilter, limit: number, after: Keyset | null) =>
+      keysetPage(filtered(db, orgId, f).select([...LIST_COLUMNS]), limit, after).execute(),
+    count: (db: Kysely<DB>, orgId: string, f: AlertFilter) => countRows(filtered(db, orgId, f)),
+    get: (db: Kysely<DB>, orgId: string, id: string) =>
+      db.selectFrom('alerts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+
+    /**
+     * Inserts a new open alert, or — when the organization already has an open alert with this fingerprint —
+     * updates that one. The partial unique index decides which, atomically, even across instances.
+     * `firing` keeps the open alert's status; `acknowledged` / `suppressed` move it there.
+     */
+    async upsertOpen(db: Kysely<DB>, row: AlertRow): Promise<UpsertResult> {
+      const moves = row.status !== 'firing';
+      const r = await db.insertInto('alerts').values(row)
+        .onConflict((oc) => oc.columns(['org_id', 'fingerprint']).where(OPEN_INDEX_PREDICATE)
+          .doUpdateSet((eb) => ({
+            occurrences: eb('alerts.occurrences', '+', 1),
+            last_seen_at: eb.ref('excluded.last_seen_at'),
+            updated_at: eb.ref('excluded.updated_at'),
+            payload: eb.ref('excluded.payload'),
+            ...(moves && { status: eb.ref('excluded.status') }),
+            ...(row.status === 'acknowledged' && {
+              acknowledged_at: eb.fn.coalesce('alerts.acknowledged_at', 'excluded.acknowledged_at'),
+              acknowledged_by_type: eb.fn.coalesce('alerts.acknowledged_by_type', 'excluded.acknowledged_by_type'),
+              acknowledged_by_id: eb.fn.coalesce('alerts.acknowledged_by_id', 'excluded.acknowledged_by_id'),
+            }),
+          })))
+        .returning(['id', 'status', 'occurrences'])
+        .executeTakeFirstOrThrow();
+      // A fresh row starts at one occurrence; a matched row has just been raised above one.
+      return { id: r.id, status: r.status, created: Number(r.occurrences) === 1 };
+    },
+
+    /** Resolves the open alert with this fingerprint; null when there is none. */
+    async resolveOpen(db: Kysely<DB>, orgId: string, fingerprint: string, by: Actor, at: number): Promise<string | null> {
+      const r = await db.updateTable('alerts')
+        .set({ status: 'resolved', resolved_at: at, resolved_by_type: by.type, resolved_by_id: by.id, last_seen_at: at, updated_at: at })
+        .where('org_id', '=', orgId).where('fingerprint', '=', fingerprint).where('status', 'in', [...OPEN_STATUSES])
+        .returning('id').executeTakeFirst();
+      return r?.id ?? null;
+    },
+
+    /** Moves one alert from one of `from` to `to`, atomically; undefined when it was not in `from`. */
+    transition: (db: Kysely<DB>, orgId: string, id: string, from: readonly AlertStatus[], to: 'acknowledged' | 'resolved', by: Actor, at: number) =>
+      db.updateTable('alerts')
+        .set(to === 'acknowledged'
+          ? { status: to, acknowledged_at: at, acknowledged_by_type: by.type, acknowledged_by_id: by.id, updated_at: at }
+          : { status: to, resolved_at: at, resolved_by_type: by.type, resolved_by_id: by.id, updated_at: at })
+        .where('org_id', '=', orgId).where('id', '=', id).where('status', 'in', [...from])
+        .returningAll().executeTakeFirst(),
+  };
+}
+export type AlertsRepo = ReturnType<typeof alertsRepo>;

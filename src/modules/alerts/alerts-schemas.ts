@@ -1,0 +1,73 @@
+import { Type, type Static } from 'typebox';
+import { Actor, Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
+import { listOf, PageQuery } from '../../lib/pagination.ts';
+import { SEVERITIES, STATUSES } from './alerts-fns.ts';
+
+const StringMap = Type.Record(Type.String(), Type.String());
+
+const alertFields = {
+  id: Type.String(),
+  title: Type.String(),
+  severity: StringEnum(SEVERITIES),
+  status: StringEnum(STATUSES),
+  source: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  fingerprint: Type.String(),
+  labels: StringMap,
+  annotations: StringMap,
+  integrationId: Nullable(Type.String()),
+  clientId: Nullable(Type.String()),
+  incidentId: Nullable(Type.String()),
+  occurrences: Type.Integer({ description: 'Payloads received for this alert (1 + deduplicated repeats).' }),
+  lastSeenAt: Timestamp,
+  acknowledgedAt: Nullable(Timestamp),
+  acknowledgedBy: Nullable(Actor),
+  resolvedAt: Nullable(Timestamp),
+  resolvedBy: Nullable(Actor),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+export const Alert = Type.Object(alertFields, { additionalProperties: false });
+export type Alert = Static<typeof Alert>;
+export const AlertDetail = Type.Object(
+  { ...alertFields, payload: Type.Unknown({ description: 'The last raw payload received for this alert, as sent.' }) },
+  { additionalProperties: false },
+);
+export type AlertDetail = Static<typeof AlertDetail>;
+
+export const AlertList = listOf(Alert);
+export const AlertListQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(Type.String({ description: 'Comma-separated statuses, e.g. `firing,acknowledged`.' })),
+  severity: Type.Optional(Type.String({ description: 'Comma-separated severities, e.g. `critical,high`.' })),
+  source: Type.Optional(Type.String()),
+  fingerprint: Type.Optional(Type.String()),
+  integrationId: Type.Optional(Type.String()),
+  clientId: Type.Optional(Type.String()),
+  label: Type.Optional(Type.Array(Type.String({ pattern: '^[^=]+=' }), { maxItems: 20, description: 'Repeatable `key=value`; all must match.' })),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after.' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'Created before.' })),
+  q: Type.Optional(Type.String({ maxLength: 200, description: 'Title contains (case-insensitive).' })),
+});
+export type AlertListQuery = Static<typeof AlertListQuery>;
+
+export const BulkBody = Type.Object(
+  {
+    action: StringEnum(['acknowledge', 'resolve']),
+    ids: Type.Array(Type.String({ maxLength: 200 }), { minItems: 1, maxItems: 100 }),
+  },
+  { additionalProperties: false },
+);
+export type BulkBody = Static<typeof BulkBody>;
+export const BulkResult = Type.Object(
+  {
+    data: Type.Object({
+      results: Type.Array(Type.Union([
+        Type.Object({ id: Type.String(), ok: Type.Literal(true), status: StringEnum(STATUSES) }, { additionalProperties: false }),
+        Type.Object({ id: Type.String(), ok: Type.Literal(false), code: StringEnum(['NOT_FOUND', 'CONFLICT']) }, { additionalProperties: false }),
+      ])),
+    }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+);
+export type BulkItem = Static<typeof BulkResult>['data']['results'][number];

@@ -1,0 +1,114 @@
+import type { Store } from '../../db/database.ts';
+import { actorFrom, type Actor } from '../../lib/actor.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { iso, isoOrNull } from '../../lib/clock.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
+import type { CursorCodec, Page } from '../../lib/pagination.ts';
+import { paginate } from '../../lib/pagination.ts';
+import type { AlertStatus, Severity } from './alerts-fns.ts';
+import type { AlertFilter, AlertListRow, AlertRow, AlertsRepo } from './alerts-repo.ts';
+import type { Alert, AlertDetail, AlertListQuery, BulkItem } from './alerts-schemas.ts';
+
+type Action = 'acknowledge' | 'resolve';
+
+/** Which statuses each action moves from, and which make it a harmless repeat. */
+const RULES: Record<Action, { to: 'acknowledged' | 'resolved'; from: AlertStatus[]; noop: AlertStatus[] }> = {
+  acknowledge: { to: 'acknowledged', from: ['firing', 'suppressed'], noop: ['acknowledged'] },
+  resolve: { to: 'resolved', from: ['firing', 'suppressed', 'acknowledged'], noop: ['resolved'] },
+};
+
+const csv = (v: string | undefined): string[] | undefined =>
+  v === undefined ? undefined : v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+
+export function alertsService(deps: { store: Store; repo: AlertsRepo; clock: Clock; cursors: CursorCodec }) {
+  const { store, repo, clock, cursors } = deps;
+
+  const toAlert = (r: AlertListRow): Alert => ({
+    id: r.id,
+    title: r.title,
+    severity: r.severity as Severity,
+    status: r.status as AlertStatus,
+    source: r.source,
+    description: r.description,
+    fingerprint: r.fingerprint,
+    labels: store.readJson(r.labels),
+    annotations: store.readJson(r.annotations),
+    integrationId: r.integration_id,
+    clientId: r.client_id,
+    incidentId: r.incident_id,
+    occurrences: r.occurrences,
+    lastSeenAt: iso(r.last_seen_at),
+    acknowledgedAt: isoOrNull(r.acknowledged_at),
+    acknowledgedBy: actorFrom(r.acknowledged_by_type, r.acknowledged_by_id),
+    resolvedAt: isoOrNull(r.resolved_at),
+    resolvedBy: actorFrom(r.resolved_by_type, r.resolved_by_id),
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  });
+  const toDetail = (r: AlertRow): AlertDetail => ({ ...toAlert(r), payload: store.readJson(r.payload) });
+
+  function filterOf(q: AlertListQuery): AlertFilter {
+    const labels = (q.label ?? []).map((l): [string, string] => {
+      const i = l.indexOf('=');
+      return [l.slice(0, i), l.slice(i + 1)];
+    });
+    const f: AlertFilter = { labels };
+    const status = csv(q.status);
+    const severity = csv(q.severity);
+    if (status) f.status = status;
+    if (severity) f.severity = severity;
+    if (q.source !== undefined) f.source = q.source;
+    if (q.fingerprint !== undefined) f.fingerprint = q.fingerprint;
+    if (q.integrationId !== undefined) f.integrationId = q.integrationId;
+    if (q.clientId !== undefined) f.clientId = q.clientId;
+    if (q.since !== undefined) f.since = Date.parse(q.since);
+    if (q.until !== undefined) f.until = Date.parse(q.until);
+    if (q.q) f.q = q.q;
+    return f;
+  }
+
+  /** Applies an action to one alert: the move itself is one conditional UPDATE, so racing callers agree. */
+  async function act(orgId: string, actor: Actor, id: string, action: Action): Promise<AlertRow> {
+    const rule = RULES[action];
+    const moved = await repo.transition(store.db, orgId, id, rule.from, rule.to, actor, clock.now());
+    if (moved) return moved;
+    const current = await repo.get(store.db, orgId, id);
+    if (!current) throw notFound('Alert');
+    if (rule.noop.includes(current.status as AlertStatus)) return current;
+    throw new AppError('CONFLICT', `Cannot ${action} an alert that is ${current.status}`);
+  }
+
+  return {
+    list(orgId: string, query: AlertListQuery): Promise<Page<Alert>> {
+      const filter = filterOf(query);
+      // Filters are part of the cursor's scope: a cursor only continues the list it came from.
+      const scope = `${orgId}:alerts:${JSON.stringify(filter)}`;
+      const limit = query.limit ?? 25;
+      return paginate(cursors, scope, { limit, cursor: query.cursor },
+        (after) => repo.page(store.db, orgId, filter, limit, after), () => repo.count(store.db, orgId, filter), toAlert);
+    },
+
+    async get(orgId: string, id: string): Promise<AlertDetail> {
+      const row = await repo.get(store.db, orgId, id);
+      if (!row) throw notFound('Alert');
+      return toDetail(row);
+    },
+
+    act: async (orgId: string, actor: Actor, id: string, action: Action): Promise<AlertDetail> => toDetail(await act(orgId, actor, id, action)),
+
+    async bulk(orgId: string, actor: Actor, action: Action, ids: string[]): Promise<BulkItem[]> {
+      const results: BulkItem[] = [];
+      for (const id of ids) {
+        try {
+          const row = await act(orgId, actor, id, action);
+          results.push({ id, ok: true, status: row.status as AlertStatus });
+        } catch (err) {
+          if (!(err instanceof AppError) || (err.code !== 'NOT_FOUND' && err.code !== 'CONFLICT')) throw err;
+          results.push({ id, ok: false, code: err.code });
+        }
+      }
+      return results;
+    },
+  };
+}
+export type AlertsService = ReturnType<typeof alertsService>;

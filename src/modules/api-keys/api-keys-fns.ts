@@ -1,0 +1,69 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+export const SCOPES = [
+  'alerts:read', 'alerts:write',
+  'incidents:read', 'incidents:write',
+  'clients:read', 'clients:write',
+  'workflows:read', 'workflows:write',
+  'schedules:read', 'schedules:write',
+  'integrations:read', 'integrations:write',
+  'suppression:read', 'suppression:write',
+  'users:read',
+  'api_keys:read', 'api_keys:write',
+  'audit:read',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export type KeyEnv = 'live' | 'test';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** 32 base62 characters carry 190 bits of randomness. */
+const SECRET_LENGTH = 32;
+const CHECKSUM_LENGTH = 6;
+const KEY_PATTERN = new RegExp(`^af_(live|test)_([0-9A-Za-z]{${SECRET_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+export const VISIBLE_PREFIX_LENGTH = 12;
+
+function base62(value: number, width: number): string {
+  let out = '';
+  let n = value;
+  for (let i = 0; i < width; i++) {
+    out = ALPHABET[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+function checksum(body: string): string {
+  return base62(crc32(body), CHECKSUM_LENGTH);
+}
+
+/** A new key: `af_<env>_` + random secret + CRC32 checksum (so scanners and we can spot a typo'd or fake key offline). */
+export function generateKey(env: KeyEnv): string {
+  let secret = '';
+  for (let i = 0; i < SECRET_LENGTH; i++) secret += ALPHABET[randomInt(62)];
+  const body = `af_${env}_${secret}`;
+  return body + checksum(body);
+}
+
+/** True when the key has our shape, the expected environment prefix and a valid checksum; no lookup needed. */
+export function isWellFormedKey(key: string, env: KeyEnv): boolean {
+  const m = KEY_PATTERN.exec(key);
+  if (!m || m[1] !== env) return false;
+  const given = Buffer.from(m[3] as string);
+  const expected = Buffer.from(checksum(`af_${m[1]}_${m[2]}`));
+  return timingSafeEqual(given, expected);
+}
+
+/** Keys carry 190 random bits, so a plain SHA-256 is preimage-safe and stays indexable. */
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+export const visiblePrefix = (key: string): string => key.slice(0, VISIBLE_PREFIX_LENGTH);

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { countRows, keysetPage } from '../../db/keyset.ts';
+import type { Keyset } from '../../lib/pagination.ts';
+
+export type ApiKeyRow = DB['api_keys'];
+
+export function apiKeysRepo() {
+  const active = (db: Kysely<DB>, orgId: string) =>
+    db.selectFrom('api_keys').where('org_id', '=', orgId).where('revoked_at', 'is', null);
+  return {
+    insert: (db: Kysely<DB>, row: ApiKeyRow) => db.insertInto('api_keys').values(row).execute(),
+    findByHash: (db: Kysely<DB>, hash: string) =>
+      db.selectFrom('api_keys').select(['id', 'org_id', 'key_hash', 'scopes', 'expires_at', 'revoked_at'])
+        .where('key_hash', '=', hash).executeTakeFirst(),
+    page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
+      keysetPage(active(db, orgId).selectAll(), limit, after).execute(),
+    count: (db: Kysely<DB>, orgId: string) => countRows(active(db, orgId)),
+    /** Returns whether an unrevoked key of this organization was revoked. */
+    revoke: async (db: Kysely<DB>, orgId: string, id: string, at: number): Promise<boolean> => {
+      const r = await db.updateTable('api_keys').set({ revoked_at: at, updated_at: at })
+        .where('org_id', '=', orgId).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
+  };
+}
+export type ApiKeysRepo = ReturnType<typeof apiKeysRepo>;

@@ -1,0 +1,47 @@
+import { Type } from 'typebox';
+import { actorOf, principalOf, rateLimited, setLimitHeaders, type Limits } from '../../http/auth.ts';
+import { apiSchema, IdParams } from '../../http/schemas.ts';
+import type { Api } from '../../http/types.ts';
+import { ApiKeyList, ApiKeyListQuery, CreateApiKeyBody, CreatedApiKey } from './api-keys-schemas.ts';
+import type { ApiKeysService } from './api-keys-service.ts';
+
+export function apiKeysRoutes(app: Api, deps: { apiKeys: ApiKeysService; limits: Limits }): void {
+  const { apiKeys, limits } = deps;
+
+  app.get('/api-keys', {
+    config: { scope: 'api_keys:read' },
+    schema: apiSchema({ scope: 'api_keys:read', tag: 'api-keys', summary: 'List API keys', description: 'Unrevoked keys of the organization; never the key values.' },
+      { querystring: ApiKeyListQuery, response: { 200: ApiKeyList } }),
+  }, (req) => apiKeys.list(principalOf(req).orgId, { limit: req.query.limit ?? 25, cursor: req.query.cursor }));
+
+  app.post('/api-keys', {
+    config: { scope: 'api_keys:write' },
+    schema: apiSchema({
+      scope: 'api_keys:write', tag: 'api-keys', summary: 'Create an API key',
+      description: 'The full key is in this response only. A key cannot grant scopes it does not hold (403). At most RATE_LIMIT_API_KEYS_PER_DAY (10) creations per UTC day per organization.',
+    }, { body: CreateApiKeyBody, response: { 201: Type.Object({ data: CreatedApiKey }, { additionalProperties: false }) } }),
+    // The daily creation budget is a rate limit, so it is checked before scope and validation; only a
+    // request that really creates a key keeps its point.
+    onRequest: async (req, reply) => {
+      const budget = await limits.apiKeysPerDay.consume(principalOf(req).orgId);
+      setLimitHeaders(reply, budget);
+      if (!budget.allowed) throw rateLimited(budget);
+    },
+    onResponse: async (req, reply) => {
+      if (reply.statusCode !== 201 && req.principal) await limits.apiKeysPerDay.refund(req.principal.orgId);
+    },
+  }, async (req, reply) => {
+    const p = principalOf(req);
+    const data = await apiKeys.create(p.orgId, actorOf(req), req.body, p.scopes);
+    return reply.code(201).send({ data });
+  });
+
+  app.delete('/api-keys/:id', {
+    config: { scope: 'api_keys:write' },
+    schema: apiSchema({ scope: 'api_keys:write', tag: 'api-keys', summary: 'Revoke an API key', description: 'Takes effect at once: the next request with the key, on any instance, is 401.' },
+      { params: IdParams, response: { 204: Type.Null({ description: 'Revoked' }) } }),
+  }, async (req, reply) => {
+    await apiKeys.revoke(principalOf(req).orgId, actorOf(req), req.params.id);
+    return reply.code(204).send(null);
+  });
+}

@@ -1,0 +1,96 @@
+import type { Kysely } from 'kysely';
+import { inTransaction, type Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Actor } from '../../lib/actor.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { iso, isoOrNull } from '../../lib/clock.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { CursorCodec, Page } from '../../lib/pagination.ts';
+import { paginate } from '../../lib/pagination.ts';
+import type { AuditService } from '../audit/audit-service.ts';
+import { generateKey, hashKey, isWellFormedKey, sameHash, visiblePrefix, type KeyEnv, type Scope } from './api-keys-fns.ts';
+import type { ApiKeyRow, ApiKeysRepo } from './api-keys-repo.ts';
+import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from './api-keys-schemas.ts';
+
+/** The authenticated caller of a REST request. */
+export interface Principal {
+  orgId: string;
+  keyId: string;
+  scopes: ReadonlySet<string>;
+}
+
+const toApiKey = (r: ApiKeyRow): ApiKey => ({
+  id: r.id,
+  name: r.name,
+  scopes: JSON.parse(r.scopes) as Scope[],
+  expiresAt: isoOrNull(r.expires_at),
+  prefix: r.prefix,
+  createdAt: iso(r.created_at),
+  lastUsedAt: isoOrNull(r.last_used_at),
+});
+
+export function apiKeysService(deps: { store: Store; repo: ApiKeysRepo; audit: AuditService; clock: Clock; cursors: CursorCodec; env: KeyEnv }) {
+  const { store, repo, audit, clock, cursors, env } = deps;
+  return {
+    /**
+     * Resolves a bearer key to its organization and scopes, or null. Malformed keys, keys of the other
+     * environment and keys with a bad checksum are refused before any lookup. Every request reads the
+     * row, so revocation is seen at once by every instance sharing the store.
+     */
+    async authenticate(key: string): Promise<Principal | null> {
+      if (!isWellFormedKey(key, env)) return null;
+      const hash = hashKey(key);
+      const row = await repo.findByHash(store.db, hash);
+      if (!row || !sameHash(row.key_hash, hash)) return null;
+      if (row.revoked_at !== null) return null;
+      if (row.expires_at !== null && row.expires_at <= clock.now()) return null;
+      return { orgId: row.org_id, keyId: row.id, scopes: new Set(JSON.parse(row.scopes) as string[]) };
+    },
+
+    /** `callerScopes` null means a trusted caller (the CLI), which may grant any scope. */
+    async create(orgId: string, actor: Actor, input: CreateApiKeyBody, callerScopes: ReadonlySet<string> | null, db: Kysely<DB> = store.db): Promise<CreatedApiKey> {
+      const now = clock.now();
+      let expiresAt: number | null = null;
+      if (input.expiresAt) {
+        expiresAt = Date.parse(input.expiresAt);
+        if (!(expiresAt > now)) throw new AppError('VALIDATION_ERROR', 'Invalid expiry', [{ path: '/expiresAt', message: 'must be in the future' }]);
+      }
+      if (callerScopes) {
+        const missing = input.scopes.filter((s) => !callerScopes.has(s));
+        if (missing.length > 0) throw new AppError('FORBIDDEN', `Cannot grant scopes the calling key does not hold: ${missing.join(', ')}`);
+      }
+      const key = generateKey(env);
+      const row: ApiKeyRow = {
+        id: newId('key'),
+        org_id: orgId,
+        name: input.name,
+        prefix: visiblePrefix(key),
+        key_hash: hashKey(key),
+        scopes: JSON.stringify(input.scopes),
+        expires_at: expiresAt,
+        revoked_at: null,
+        last_used_at: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await inTransaction(db, async (trx) => {
+        await repo.insert(trx, row);
+        await audit.record(trx, { orgId, action: 'api_key.created', actor, target: { type: 'api_key', id: row.id }, metadata: { name: row.name, scopes: input.scopes } });
+      });
+      return { ...toApiKey(row), key };
+    },
+
+    list(orgId: string, query: { limit: number; cursor?: string | undefined }): Promise<Page<ApiKey>> {
+      return paginate(cursors, `${orgId}:api_keys`, query, (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), toApiKey);
+    },
+
+    async revoke(orgId: string, actor: Actor, id: string): Promise<void> {
+      await store.db.transaction().execute(async (trx) => {
+        if (!(await repo.revoke(trx, orgId, id, clock.now()))) throw notFound('API key');
+        await audit.record(trx, { orgId, action: 'api_key.revoked', actor, target: { type: 'api_key', id } });
+      });
+    },
+  };
+}
+export type ApiKeysService = ReturnType<typeof apiKeysService>;

@@ -1,0 +1,22 @@
+import { Type, type Static } from 'typebox';
+import { Actor, Nullable, Timestamp } from '../../http/schemas.ts';
+import { listOf, PageQuery } from '../../lib/pagination.ts';
+
+export const AuditEvent = Type.Object(
+  {
+    id: Type.String(),
+    action: Type.String({ description: 'api_key.used, api_key.created, api_key.revoked, integration.created, integration.updated, integration.deleted' }),
+    actor: Actor,
+    target: Nullable(Type.Object({ type: Type.String(), id: Type.String() }, { additionalProperties: false })),
+    ip: Nullable(Type.String()),
+    metadata: Type.Record(Type.String(), Type.Unknown()),
+    createdAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+export type AuditEvent = Static<typeof AuditEvent>;
+export const AuditList = listOf(AuditEvent);
+export const AuditQuery = Type.Object({
+  ...PageQuery,
+  action: Type.Optional(Type.String({ maxLength: 100, description: 'Only events with this action, e.g. `api_key.used`.' })),
+});

@@ -1,0 +1,127 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Actor } from '../../lib/actor.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { iso } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import type { CursorCodec, Page } from '../../lib/pagination.ts';
+import { paginate } from '../../lib/pagination.ts';
+import type { AuditRepo, AuditRow } from './audit-repo.ts';
+import type { AuditEvent } from './audit-schemas.ts';
+
+export interface AuditInput {
+  orgId: string;
+  action: string;
+  actor: Actor;
+  target?: { type: string; id: string } | null;
+  ip?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+export interface KeyUse {
+  orgId: string;
+  keyId: string;
+  method: string;
+  path: string;
+  status: number;
+  ip: string;
+}
+
+const FLUSH_EVERY_MS = 1000;
+const FLUSH_AT = 500;
+/** If the store is unreachable for long, keep at most this many events rather than grow without bound. */
+const MAX_BUFFERED = 50_000;
+
+export function auditService(deps: { store: Store; repo: AuditRepo; clock: Clock; cursors: CursorCodec; log: Logger }) {
+  const { store, repo, clock, cursors, log } = deps;
+
+  const toRow = (e: AuditInput, at: number): AuditRow => ({
+    id: newId('aud'),
+    org_id: e.orgId,
+    action: e.action,
+    actor_type: e.actor.type,
+    actor_id: e.actor.id,
+    target_type: e.target?.type ?? null,
+    target_id: e.target?.id ?? null,
+    ip: e.ip ?? null,
+    metadata: JSON.stringify(e.metadata ?? {}),
+    created_at: at,
+  });
+
+  const toEvent = (r: AuditRow): AuditEvent => ({
+    id: r.id,
+    action: r.action,
+    actor: { type: r.actor_type as Actor['type'], id: r.actor_id },
+    target: r.target_type && r.target_id ? { type: r.target_type, id: r.target_id } : null,
+    ip: r.ip,
+    metadata: store.readJson<Record<string, unknown>>(r.metadata),
+    createdAt: iso(r.created_at),
+  });
+
+  // `api_key.used` events are buffered so that recording use adds no write to each request's latency;
+  // they are flushed in batches (with the keys' lastUsedAt) and on shutdown.
+  let buffer: AuditRow[] = [];
+  let lastUsed = new Map<string, number>();
+  let flushing: Promise<void> | null = null;
+  const timer = setInterval(() => void flush(), FLUSH_EVERY_MS);
+  timer.unref();
+
+  async function flushOnce(): Promise<void> {
+    if (buffer.length === 0) return;
+    const rows = buffer;
+    const used = lastUsed;
+    buffer = [];
+    lastUsed = new Map();
+    try {
+      await store.db.transaction().execute(async (trx) => {
+        await repo.insertMany(trx, rows);
+        await repo.touchKeys(trx, used);
+      });
+    } catch (err) {
+      log.error({ err }, 'audit flush failed; will retry');
+      buffer = rows.concat(buffer).slice(-MAX_BUFFERED);
+      for (const [k, v] of used) if ((lastUsed.get(k) ?? 0) < v) lastUsed.set(k, v);
+    }
+  }
+
+  function flush(): Promise<void> {
+    if (!flushing) flushing = flushOnce().finally(() => { flushing = null; });
+    return flushing;
+  }
+
+  return {
+    /** Recorded with the change it describes, in the caller's transaction. */
+    record: (db: Kysely<DB>, event: AuditInput) => repo.insertMany(db, [toRow(event, clock.now())]),
+
+    recordKeyUse(use: KeyUse): void {
+      const now = clock.now();
+      buffer.push(toRow({
+        orgId: use.orgId,
+        action: 'api_key.used',
+        actor: { type: 'api_key', id: use.keyId },
+        target: { type: 'api_key', id: use.keyId },
+        ip: use.ip,
+        metadata: { keyId: use.keyId, method: use.method, path: use.path, status: use.status },
+      }, now));
+      lastUsed.set(use.keyId, now);
+      if (buffer.length >= FLUSH_AT) void flush();
+    },
+
+    flush,
+
+    list(orgId: string, query: { action?: string | undefined; limit: number; cursor?: string | undefined }): Promise<Page<AuditEvent>> {
+      return paginate(cursors, `${orgId}:audit:${query.action ?? ''}`, query,
+        (after) => repo.page(store.db, orgId, query.action, query.limit, after), () => repo.count(store.db, orgId, query.action), toEvent);
+    },
+
+    /** Stops the timer and writes what is still buffered; called on graceful shutdown. */
+    async close(): Promise<void> {
+      clearInterval(timer);
+      while (flushing) await flushing;
+      await flush();
+    },
+  };
+}
+export type AuditService = ReturnType<typeof auditService>;

@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import type { ErrorDetail } from '../../lib/errors.ts';
+import { SEVERITIES, STATUSES, type AlertStatus, type Severity } from '../alerts/alerts-fns.ts';
+
+export interface NormalizedAlert {
+  title: string | null;
+  severity: Severity | null;
+  status: AlertStatus;
+  source: string | null;
+  description: string | null;
+  fingerprint: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  payload: unknown;
+}
+
+export type NormalizeResult = { ok: true; alert: NormalizedAlert } | { ok: false; errors: ErrorDetail[] };
+
+const MAX_TEXT = 4096;
+const MAX_DESCRIPTION = 65_536;
+const MAX_KEY = 512;
+const MAX_ENTRIES = 200;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Stable fallback key: the same title and source always deduplicate together. */
+export function deriveFingerprint(title: string, source: string | null): string {
+  return createHash('sha256').update(`${title}\u0000${source ?? ''}`).digest('hex').slice(0, 40);
+}
+
+/**
+ * Checks a standard payload (interface §2.1, contract §4) and turns it into the stored form. Unknown
+ * top-level fields are ignored; the whole payload is kept for inspection. Pure: no I/O, no clock.
+ */
+export function normalize(payload: unknown): NormalizeResult {
+  if (!isPlainObject(payload)) return { ok: false, errors: [{ path: '', message: 'must be a JSON object' }] };
+  const errors: ErrorDetail[] = [];
+
+  const text = (field: string, max: number): string | null => {
+    const v = payload[field];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== 'string') {
+      errors.push({ path: `/${field}`, message: 'must be a string' });
+      return null;
+    }
+    if (v.length > max) errors.push({ path: `/${field}`, message: `must be at most ${max} characters` });
+    return v;
+  };
+  // Senders often send numeric ids as keys; accept them as their decimal text.
+  const key = (field: string): string | null => {
+    const v = payload[field];
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+    const s = text(field, MAX_KEY);
+    return s === '' ? null : s;
+  };
+  const choice = <T extends string>(field: string, allowed: readonly T[]): T | null => {
+    const v = text(field, 64);
+    if (v === null) return null;
+    const lower = v.toLowerCase() as T;
+    if (allowed.includes(lower)) return lower;
+    errors.push({ path: `/${field}`, message: `must be one of ${allowed.join(', ')}` });
+    return null;
+  };
+  const map = (field: string): Record<string, string> => {
+    const v = payload[field];
+    if (v === undefined || v === null) return {};
+    if (!isPlainObject(v)) {
+      errors.push({ path: `/${field}`, message: 'must be an object' });
+      return {};
+    }
+    const entries = Object.entries(v);
+    if (entries.length > MAX_ENTRIES) errors.push({ path: `/${field}`, message: `must have at most ${MAX_ENTRIES} entries` });
+    // A null-prototype object: keys such as "__proto__" stay plain data.
+    const out: Record<string, string> = Object.create(null);
+    for (const [k, val] of entries) {
+      if (typeof val === 'string') out[k] = val;
+      else if (typeof val === 'number' || typeof val === 'boolean') out[k] = String(val);
+      else if (val !== null) errors.push({ path: `/${field}/${k}`, message: 'must be a string, number or boolean' });
+    }
+    return out;
+  };
+
+  const status = choice('status', STATUSES) ?? 'firing';
+  const rawTitle = text('title', MAX_TEXT);
+  const title = rawTitle === null || rawTitle.trim() === '' ? null : rawTitle;
+  const severity = choice('severity', SEVERITIES);
+  const source = text('source', MAX_TEXT);
+  const description = text('description', MAX_DESCRIPTION);
+  const fingerprint = key('fingerprint');
+  const dedupKey = key('dedup_key');
+  const labels = map('labels');
+  const annotations = map('annotations');
+
+  if (status === 'resolved') {
+    if (fingerprint === null && dedupKey === null && title === null) {
+      errors.push({ path: '/fingerprint', message: 'a resolved payload needs fingerprint, dedup_key or title' });
+    }
+  } else {
+    if (title === null && !errors.some((e) => e.path === '/title')) errors.push({ path: '/title', message: 'is required' });
+    if (severity === null && !errors.some((e) => e.path === '/severity')) errors.push({ path: '/severity', message: 'is required' });
+  }
+  if (errors.length > 0) return { ok: false, errors };
+
+  return {
+    ok: true,
+    alert: {
+      title,
+      severity,
+      status,
+      source,
+      description,
+      fingerprint: fingerprint ?? dedupKey ?? deriveFingerprint(title as string, source),
+      labels,
+      annotations,
+      payload,
+    },
+  };
+}
