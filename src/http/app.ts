@@ -60,7 +60,7 @@ export async function buildApp(c: Container, log: Logger) {
         version: API_VERSION,
         description: 'REST API of AlertFlow. Every operation needs `Authorization: Bearer <API key>` with the scope named in its `x-required-scopes`. Lists are newest first and cursor-paginated (`limit` 1–100, default 25; `meta.total` on the first page only). Errors are `{error, code, details}`. Limits: 300 requests/min per organization, 10 API key creations per UTC day. The ingest endpoint `POST /api/inbound/webhook/{token}` is outside this API.',
       },
-      servers: [{ url: c.config.baseUrl }],
+      servers: [{ url: `${c.config.baseUrl}/api/v1` }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (`af_live_…` / `af_test_…`)' } } },
     },
   });

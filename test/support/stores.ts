@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { StoreConfig } from '../../src/config.ts';
+
+export type StoreKind = 'sqlite' | 'postgres';
+export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'postgres'];
+
+/** The cluster CI and developers have; each test gets its own database in it, never the shared ones. */
+export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TestStore {
+  config: StoreConfig;
+  /** The DATABASE_URL a child process would use for the same store. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestStore(kind: StoreKind): Promise<TestStore> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'alertflow-test-'));
+    const file = path.join(dir, 'alertflow.db');
+    return { config: { kind, file }, url: `sqlite://${file}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `alertflow_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    config: { kind, url: url.toString() },
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
