@@ -21,10 +21,10 @@ export class OpenApiChecker {
   constructor(doc: Doc) {
     this.doc = doc;
     (addFormats as unknown as (a: Ajv) => void)(this.#ajv);
-    this.#routes = Object.entries(doc.paths).map(([p, ops]) => ({
-      re: new RegExp(`^/api/v1${p.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-      ops,
-    }));
+    // Literal templates first, as the router matches them: `/alerts/bulk` before `/alerts/{id}`.
+    this.#routes = Object.entries(doc.paths)
+      .sort(([a], [b]) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))
+      .map(([p, ops]) => ({ re: new RegExp(`^/api/v1${p.replace(/\{[^}]+\}/g, '[^/]+')}$`), ops }));
   }
 
   check(method: string, url: string, status: number, body: string): void {

@@ -1,0 +1,60 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SCOPES } from '../../src/modules/api-keys/api-keys-fns.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+
+type Operation = { 'x-required-scopes'?: string[]; description?: string; security?: unknown[]; responses: Record<string, unknown>; requestBody?: unknown };
+
+describe('served OpenAPI document', () => {
+  let h: Harness;
+  let doc: { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+  before(async () => {
+    h = await startHarness('sqlite');
+    const r = await h.req('GET', '/api/v1/openapi.json', { key: null });
+    assert.equal(r.status, 200, 'served without a key');
+    doc = r.body;
+  });
+  after(() => h.close());
+
+  it('is a valid OpenAPI 3.0.3 document', async () => {
+    assert.equal(doc.openapi, '3.0.3');
+    await SwaggerParser.validate(structuredClone(doc) as never);
+  });
+
+  it('describes every operation of this build with its scope, bearer auth and error responses', () => {
+    const expected = [
+      'get /alerts', 'post /alerts/bulk', 'get /alerts/{id}', 'post /alerts/{id}/acknowledge', 'post /alerts/{id}/resolve',
+      'get /integrations', 'post /integrations', 'get /integrations/{id}', 'put /integrations/{id}', 'patch /integrations/{id}', 'delete /integrations/{id}',
+      'get /users', 'get /api-keys', 'post /api-keys', 'delete /api-keys/{id}', 'get /audit-log',
+    ];
+    const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
+    assert.deepEqual([...actual].sort(), [...expected].sort());
+    for (const [p, ops] of Object.entries(doc.paths)) {
+      for (const [m, op] of Object.entries(ops)) {
+        const scopes = op['x-required-scopes'];
+        assert.ok(Array.isArray(scopes) && scopes.length === 1, `${m} ${p} lacks x-required-scopes`);
+        assert.ok((SCOPES as readonly string[]).includes(scopes[0] as string), `${m} ${p}: unknown scope ${scopes[0]}`);
+        assert.match(op.description ?? '', new RegExp(`Requires scope \`${scopes[0]}\``));
+        assert.deepEqual(op.security, [{ bearerAuth: [] }]);
+        for (const code of ['400', '401', '403', '404', '429', '500']) assert.ok(op.responses[code], `${m} ${p} lacks ${code}`);
+        if (op.requestBody) for (const code of ['413', '415']) assert.ok(op.responses[code], `${m} ${p} lacks ${code}`);
+      }
+    }
+    assert.ok(doc.components.securitySchemes.bearerAuth);
+  });
+
+  it('has no entry for the ingest endpoint', () => {
+    assert.ok(!Object.keys(doc.paths).some((p) => p.includes('inbound') || p.includes('webhook')));
+  });
+
+  it('documents the scopes the contract names for the interface table', () => {
+    const scopeOf = (m: string, p: string) => doc.paths[p]?.[m]?.['x-required-scopes']?.[0];
+    assert.equal(scopeOf('get', '/alerts'), 'alerts:read');
+    assert.equal(scopeOf('post', '/alerts/bulk'), 'alerts:write');
+    assert.equal(scopeOf('delete', '/integrations/{id}'), 'integrations:write');
+    assert.equal(scopeOf('get', '/users'), 'users:read');
+    assert.equal(scopeOf('post', '/api-keys'), 'api_keys:write');
+    assert.equal(scopeOf('get', '/audit-log'), 'audit:read');
+  });
+});

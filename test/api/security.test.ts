@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { generateKey, SCOPES } from '../../src/modules/api-keys/api-keys-fns.ts';
+import { startHarness, type Harness, type Org } from '../support/harness.ts';
+import { STORE_KINDS } from '../support/stores.ts';
+
+interface Op {
+  method: string;
+  template: string;
+  scope: string;
+}
+
+/** Every operation the served OpenAPI document lists, so a new route is covered the day it is added. */
+function operations(h: Harness): Op[] {
+  const doc = h.openapi.doc as unknown as { paths: Record<string, Record<string, { 'x-required-scopes'?: string[] }>> };
+  const ops: Op[] = [];
+  for (const [template, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const scope = op['x-required-scopes']?.[0];
+      if (scope) ops.push({ method: method.toUpperCase(), template, scope });
+    }
+  }
+  return ops;
+}
+
+const url = (op: Op, id: string) => `/api/v1${op.template.replace('{id}', encodeURIComponent(id))}`;
+
+/** A body that passes validation, so that only the check under test can fail the request. */
+function validBody(op: Op): unknown {
+  if (op.method === 'GET' || op.method === 'DELETE') return undefined;
+  if (op.template === '/alerts/bulk') return { action: 'acknowledge', ids: ['x'] };
+  if (op.template === '/api-keys') return { name: 'k', scopes: ['alerts:read'] };
+  if (op.template.startsWith('/integrations')) return { name: 'renamed' };
+  return {};
+}
+
+async function createKey(h: Harness, org: Org, scopes: string[], expiresAt?: string): Promise<{ id: string; key: string }> {
+  const r = await h.req('POST', '/api/v1/api-keys', { key: org.key, body: { name: 'sec', scopes, ...(expiresAt && { expiresAt }) } });
+  assert.equal(r.status, 201, r.raw);
+  return { id: r.body.data.id, key: r.body.data.key };
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`security suite on every route (${kind})`, () => {
+    let h: Harness;
+    let ops: Op[];
+    const keys: Record<string, string> = {};
+
+    before(async () => {
+      h = await startHarness(kind);
+      ops = operations(h);
+      const revoked = await createKey(h, h.org, [...SCOPES]);
+      assert.equal((await h.req('DELETE', `/api/v1/api-keys/${revoked.id}`)).status, 204);
+      keys.revoked = revoked.key;
+      keys.expired = (await createKey(h, h.org, [...SCOPES], new Date(h.clock.now() + 60_000).toISOString())).key;
+      h.clock.advance(120_000);
+      const valid = h.org.key;
+      keys.badChecksum = valid.slice(0, -1) + (valid.endsWith('A') ? 'B' : 'A');
+      keys.unknown = generateKey('test');
+      keys.otherEnv = generateKey('live');
+      keys.otherEnvSameSecret = valid.replace('af_test_', 'af_live_');
+      keys.truncated = valid.slice(0, 20);
+      keys.garbage = 'not-a-key';
+    });
+    after(() => h.close());
+
+    it('the document lists the operations this build serves', () => {
+      assert.ok(ops.length >= 14, `only ${ops.length} operations`);
+    });
+
+    it('answers 401 UNAUTHORIZED without a usable key, on every route', async () => {
+      for (const op of ops) {
+        const body = validBody(op);
+        const variants: Array<[string, Record<string, string>]> = [
+          ['no header', {}],
+          ['not bearer', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],
+          ['empty bearer', { authorization: 'Bearer ' }],
+          ...Object.entries(keys).map(([name, k]): [string, Record<string, string>] => [name, { authorization: `Bearer ${k}` }]),
+        ];
+        for (const [name, headers] of variants) {
+          const r = await h.req(op.method, url(op, 'anything'), { key: null, headers, body });
+          assert.equal(r.status, 401, `${op.method} ${op.template} with ${name}: ${r.raw}`);
+          assert.equal(r.body.code, 'UNAUTHORIZED');
+          assert.equal(r.body.details, null);
+        }
+      }
+    });
+
+    it('answers 403 FORBIDDEN naming the scope when the key lacks it, on every route', async () => {
+      for (const op of ops) {
+        const other = SCOPES.find((s) => s !== op.scope) as string;
+        const { key } = await createKey(h, h.org, [other]);
+        const r = await h.req(op.method, url(op, 'anything'), { key, body: validBody(op) });
+        assert.equal(r.status, 403, `${op.method} ${op.template}: ${r.raw}`);
+        assert.equal(r.body.code, 'FORBIDDEN');
+        assert.match(r.body.error, new RegExp(op.scope));
+      }
+    });
+
+    it("answers another organization's id exactly like an id that does not exist, on every route with an id", async () => {
+      const other = await h.newOrg('Other');
+      const integ = await h.integration(other);
+      const ingested = await h.ingest(integ.path, { title: 'theirs', severity: 'high' });
+      const theirKey = await createKey(h, other, ['alerts:read']);
+      const foreignIds: Record<string, string> = {
+        alerts: ingested.body.data.alerts[0].alertId,
+        integrations: integ.id,
+        'api-keys': theirKey.id,
+      };
+      const withId = ops.filter((op) => op.template.includes('{id}'));
+      assert.ok(withId.length >= 6);
+      for (const op of withId) {
+        const resource = op.template.split('/')[1] as string;
+        const foreign = foreignIds[resource];
+        assert.ok(foreign, `no foreign record for ${op.template}; add one to this test`);
+        const theirs = await h.req(op.method, url(op, foreign), { body: validBody(op) });
+        const missing = await h.req(op.method, url(op, `${resource.slice(0, 3)}_doesNotExist`), { body: validBody(op) });
+        assert.equal(theirs.status, 404, `${op.method} ${op.template}: ${theirs.raw}`);
+        assert.equal(theirs.raw, missing.raw, `${op.method} ${op.template} tells a foreign id from a missing one`);
+      }
+      // Nothing of theirs changed through our key.
+      const still = await h.req('GET', `/api/v1/alerts/${foreignIds.alerts}`, { key: other.key });
+      assert.equal(still.body.data.status, 'firing');
+      const theirKeys = await h.req('GET', '/api/v1/api-keys', { key: other.key });
+      assert.ok(theirKeys.body.data.some((k: { id: string }) => k.id === theirKey.id));
+    });
+
+    it('never lists another organization\'s records', async () => {
+      const other = await h.newOrg('Other2');
+      const integ = await h.integration(other);
+      await h.ingest(integ.path, { title: 'secret-title', severity: 'high' });
+      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
+        const r = await h.req('GET', `${path}?limit=100`);
+        assert.equal(r.status, 200);
+        assert.ok(!r.raw.includes(other.id) && !r.raw.includes(integ.id) && !r.raw.includes('secret-title'), `${path} leaks another organization's data`);
+      }
+    });
+  });
+}
