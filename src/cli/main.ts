@@ -4,7 +4,7 @@ import { createContainer } from '../container.ts';
 import { createStore } from '../db/database.ts';
 import { migrate } from '../db/migrations.ts';
 import { AppError } from '../lib/errors.ts';
-import { createLogger } from '../lib/logger.ts';
+import { createLogger, errorSummary } from '../lib/logger.ts';
 import { ROLES, type Role } from '../modules/users/users-schemas.ts';
 import { startServer } from '../server.ts';
 
@@ -52,7 +52,7 @@ async function serve(config: Config): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     server.close().then(() => process.exit(0), (err: unknown) => {
-      log.error({ err }, 'shutdown failed');
+      log.error({ error: errorSummary(err) }, 'shutdown failed');
       process.exit(1);
     });
   };

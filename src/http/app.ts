@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from '../container.ts';
+import { errorSummary } from '../lib/logger.ts';
 import { alertsRoutes } from '../modules/alerts/alerts-routes.ts';
 import { apiKeysRoutes } from '../modules/api-keys/api-keys-routes.ts';
 import { auditRoutes } from '../modules/audit/audit-routes.ts';
@@ -12,12 +13,6 @@ import { usersRoutes } from '../modules/users/users-routes.ts';
 import { restAuth } from './auth.ts';
 import { toAppError } from './errors.ts';
 import { BODY_LIMIT, parseJsonBody } from './json-body.ts';
-
-/** What an unexpected error is, for the log: its kind, code and message; never a stack trace. */
-const describe = (err: unknown) => {
-  const e = err as { name?: string; code?: unknown; message?: string };
-  return { type: e.name, code: e.code, message: e.message };
-};
 
 export const API_VERSION = '0.1.0';
 
@@ -45,7 +40,7 @@ export async function buildApp(c: Container, log: Logger) {
 
   app.setErrorHandler((err, req, reply) => {
     const e = toAppError(err);
-    if (e.code === 'INTERNAL_ERROR') req.log.error({ error: describe(err), url: redactUrl(req.url), method: req.method }, 'request failed');
+    if (e.code === 'INTERNAL_ERROR') req.log.error({ error: errorSummary(err), url: redactUrl(req.url), method: req.method }, 'request failed');
     if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
     return reply.code(e.status).send({ error: e.message, code: e.code, details: e.details });
   });

@@ -7,3 +7,9 @@ export function createLogger(level: string): Logger {
     redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.password', '*.key', '*.token'], censor: '[redacted]' },
   });
 }
+
+/** What an error is, for a log line: kind, code and message; never a stack trace or a bound SQL value. */
+export function errorSummary(err: unknown): { type?: string; code?: unknown; message?: string } {
+  const e = err as { name?: string; code?: unknown; message?: string };
+  return { type: e?.name, code: e?.code, message: e?.message };
+}

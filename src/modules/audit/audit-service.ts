@@ -6,6 +6,7 @@ import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
+import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditRepo, AuditRow } from './audit-repo.ts';
@@ -80,7 +81,7 @@ export function auditService(deps: { store: Store; repo: AuditRepo; clock: Clock
         await repo.touchKeys(trx, used);
       });
     } catch (err) {
-      log.error({ err }, 'audit flush failed; will retry');
+      log.error({ error: errorSummary(err) }, 'audit flush failed; will retry');
       buffer = rows.concat(buffer).slice(-MAX_BUFFERED);
       for (const [k, v] of used) if ((lastUsed.get(k) ?? 0) < v) lastUsed.set(k, v);
     }
