@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from '../container.ts';
+import { AppError } from '../lib/errors.ts';
 import { errorSummary } from '../lib/logger.ts';
 import { alertsRoutes } from '../modules/alerts/alerts-routes.ts';
 import { apiKeysRoutes } from '../modules/api-keys/api-keys-routes.ts';
@@ -13,6 +14,7 @@ import { usersRoutes } from '../modules/users/users-routes.ts';
 import { restAuth } from './auth.ts';
 import { toAppError } from './errors.ts';
 import { BODY_LIMIT, parseJsonBody } from './json-body.ts';
+import { validatorCompiler } from './validation.ts';
 
 export const API_VERSION = '0.1.0';
 
@@ -25,8 +27,15 @@ export async function buildApp(c: Container, log: Logger) {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true } },
+    // The router's own rejections (a path segment over its length limit, a malformed %-escape) would
+    // otherwise be Fastify-shaped 414/400s: they name no record or route, so they are our 404.
+    frameworkErrors: (err, _req, reply) => {
+      const e = err.code === 'FST_ERR_MAX_PARAM_LENGTH' || err.code === 'FST_ERR_BAD_URL' ? new AppError('NOT_FOUND', 'Not found') : toAppError(err);
+      return reply.code(e.status).send({ error: e.message, code: e.code, details: e.details });
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
 
   // JSON only: any other content type is 415 (Fastify's text/plain parser would otherwise accept it).
   app.removeAllContentTypeParsers();
