@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import type { Container } from '../container.ts';
 import { AppError } from '../lib/errors.ts';
@@ -31,7 +31,7 @@ export async function buildApp(c: Container, log: Logger) {
     // otherwise be Fastify-shaped 414/400s: they name no record or route, so they are our 404.
     frameworkErrors: (err, _req, reply) => {
       const e = err.code === 'FST_ERR_MAX_PARAM_LENGTH' || err.code === 'FST_ERR_BAD_URL' ? new AppError('NOT_FOUND', 'Not found') : toAppError(err);
-      return reply.code(e.status).send({ error: e.message, code: e.code, details: e.details });
+      return (reply as FastifyReply).code(e.status).send({ error: e.message, code: e.code, details: e.details });
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
