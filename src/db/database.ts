@@ -15,7 +15,7 @@ export interface Store {
   readonly dialect: Dialect;
   /** JSON columns come back as text from SQLite and as parsed values from PostgreSQL jsonb. */
   readJson<T>(value: unknown): T;
-  /** `column ->> key` as text: both SQLite (≥ 3.38) and PostgreSQL jsonb read a literal object key this way. */
+  /** The text value of a top-level object key, the key taken literally (never as a JSON path). */
   jsonText(column: string, key: string): RawBuilder<unknown>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -49,7 +49,10 @@ function makeStore(db: Kysely<DB>, dialect: Dialect): Store {
     db,
     dialect,
     readJson: <T,>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T,
-    jsonText: (column, key) => sql`${sql.ref(column)} ->> ${key}`,
+    // SQLite's `->>` reads a text key as a JSON path (`$x` is an error, `a"b` never matches); json_each does not.
+    jsonText: dialect === 'sqlite'
+      ? (column, key) => sql`(select value from json_each(${sql.ref(column)}) where key = ${key})`
+      : (column, key) => sql`${sql.ref(column)} ->> ${key}`,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -13,7 +13,7 @@ import { integrationsRoutes } from '../modules/integrations/integrations-routes.
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { restAuth } from './auth.ts';
 import { toAppError } from './errors.ts';
-import { BODY_LIMIT, parseJsonBody } from './json-body.ts';
+import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
 import { validatorCompiler } from './validation.ts';
 
 export const API_VERSION = '0.1.0';
@@ -52,6 +52,12 @@ export async function buildApp(c: Container, log: Logger) {
     if (e.code === 'INTERNAL_ERROR') req.log.error({ error: errorSummary(err), url: redactUrl(req.url), method: req.method }, 'request failed');
     if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
     return reply.code(e.status).send({ error: e.message, code: e.code, details: e.details });
+  });
+  // `%00` in a path or query decodes to U+0000, which PostgreSQL cannot take as a parameter (see withoutNul).
+  app.addHook('onRequest', async (req) => {
+    if (!req.url.includes('%00')) return;
+    req.params = withoutNul(req.params);
+    req.query = withoutNul(req.query);
   });
   app.setNotFoundHandler((req, reply) =>
     reply.code(404).send({ error: `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`, code: 'NOT_FOUND', details: null }));

@@ -17,6 +17,19 @@ function tooDeep(value: unknown, limit: number): boolean {
 }
 
 /**
+ * U+0000 in text, replaced by U+FFFD: PostgreSQL can store it in neither text nor jsonb (the statement
+ * fails), so it is replaced at the edge and both stores keep the same, storable value.
+ */
+export function withoutNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value) as T;
+  if (Array.isArray(value)) return value.map(withoutNul) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), withoutNul(v)])) as T;
+  }
+  return value;
+}
+
+/**
  * JSON bodies: `__proto__` and `constructor.prototype` keys are refused (no prototype pollution
  * through any later merge), and nesting is capped so a hostile body cannot exhaust the stack.
  */
@@ -34,5 +47,6 @@ export function parseJsonBody(text: string): unknown {
   if (tooDeep(value, MAX_DEPTH)) {
     throw new AppError('VALIDATION_ERROR', 'Request body is nested too deeply', [{ path: '', message: `must not nest deeper than ${MAX_DEPTH} levels` }]);
   }
-  return value;
+  // JSON text can only carry U+0000 as the escape `\u0000`.
+  return text.includes('\\u0000') ? withoutNul(value) : value;
 }

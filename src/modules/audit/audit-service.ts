@@ -87,8 +87,10 @@ export function auditService(deps: { store: Store; repo: AuditRepo; clock: Clock
     }
   }
 
-  function flush(): Promise<void> {
-    if (!flushing) flushing = flushOnce().finally(() => { flushing = null; });
+  /** Resolves once every event buffered before the call is written (a flush already running may predate some). */
+  async function flush(): Promise<void> {
+    while (flushing) await flushing;
+    flushing = flushOnce().finally(() => { flushing = null; });
     return flushing;
   }
 
