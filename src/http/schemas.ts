@@ -59,7 +59,8 @@ export function apiSchema<S extends RouteSchema>(
   opts: { scope: Scope; summary: string; tag: string; description?: string },
   schema: S,
 ) {
-  const bodyCodes = schema.body ? bodyErrors : {};
+  // Write operations (POST, PUT, PATCH, DELETE) read any body sent, even those without a body schema, so they can meet 413/415.
+  const bodyCodes = schema.body || opts.scope.endsWith(':write') ? bodyErrors : {};
   return {
     ...schema,
     summary: opts.summary,

@@ -33,7 +33,8 @@ export const CreateIntegrationBody = Type.Object(
 );
 export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>;
 export const UpdateIntegrationBody = Type.Object(
-  { name: Type.Optional(editable.name), preset: Type.Optional(editable.preset), enabled: Type.Optional(editable.enabled) },
+  // No defaults here: the validator would fill them in, so `{}` would pass and a rename would re-enable a disabled integration.
+  { name: Type.Optional(editable.name), preset: Type.Optional(StringEnum(PRESETS)), enabled: Type.Optional(Type.Boolean()) },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>;
