@@ -34,7 +34,9 @@ export function withoutNul<T>(value: T): T {
  * through any later merge), and nesting is capped so a hostile body cannot exhaust the stack.
  */
 export function parseJsonBody(text: string): unknown {
-  if (text.trim() === '') throw new AppError('INVALID_JSON', 'Request body is empty; expected JSON');
+  // Many clients send `Content-Type: application/json` on every request, bodiless actions included:
+  // an empty body is no body (a route that needs one then answers 400 VALIDATION_ERROR).
+  if (text.trim() === '') return undefined;
   let value: unknown;
   try {
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });

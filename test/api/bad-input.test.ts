@@ -53,7 +53,9 @@ const PROTO_BODIES = [
   '{"name":"x","nested":{"constructor":{"prototype":{"isAdmin":true}}}}',
 ];
 
-const MALFORMED = ['{', '{"name": "x"', "{'name':'x'}", '{"name":"x",}', 'nul', '{"name":"x"} trailing', '{"name":"x"}{}', '', '   '];
+const MALFORMED = ['{', '{"name": "x"', "{'name':'x'}", '{"name":"x",}', 'nul', '{"name":"x"} trailing', '{"name":"x"}{}'];
+/** An empty body is no body: 400 VALIDATION_ERROR where one is needed, accepted where none is. */
+const EMPTY = ['', '   '];
 
 interface Ctx {
   org: Org;
@@ -134,6 +136,20 @@ for (const kind of STORE_KINDS) {
         }
       }
       assert.deepEqual(await c.snapshot(), before);
+    });
+
+    it('an empty JSON body is a missing body: 400 VALIDATION_ERROR where a body is needed, fine where none is', async () => {
+      const c = await fresh();
+      const before = await c.snapshot();
+      for (const route of BODY_ROUTES) {
+        for (const text of EMPTY) assertError(await send(c, route, text), 400, 'VALIDATION_ERROR', `${route.name} ${JSON.stringify(text)}`);
+      }
+      for (const text of EMPTY) assertError(await h.req('POST', c.integ.path, { key: null, rawBody: text, headers: JSON_CT }), 400, 'VALIDATION_ERROR', `ingest ${JSON.stringify(text)}`);
+      assert.deepEqual(await c.snapshot(), before);
+      const alert = await h.ingest(c.integ.path, { title: 'ack me', severity: 'low' });
+      const acked = await h.req('POST', `/api/v1/alerts/${alert.body.data.alerts[0].alertId}/acknowledge`, { key: c.org.key, rawBody: '', headers: JSON_CT });
+      assert.equal(acked.status, 200, acked.raw);
+      assert.equal(acked.body.data.status, 'acknowledged');
     });
 
     it('valid JSON that is not an object is 400 VALIDATION_ERROR, not a crash', async () => {
