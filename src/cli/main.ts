@@ -89,9 +89,9 @@ async function main(argv: string[]): Promise<void> {
     const v = flags(rest, { org: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, password: { type: 'string' }, json: { type: 'boolean' } });
     const orgId = required(v, 'org');
     const role = (v.role ?? 'member') as Role;
-    if (!ROLES.includes(role)) throw new UsageError('--role must be owner, admin or member');
+    if (!ROLES.includes(role)) throw new AppError('VALIDATION_ERROR', '--role must be owner, admin or member');
     const user = await withContainer(config, async (c) => {
-      if (!(await c.orgs.exists(orgId))) throw new UsageError(`no organization ${orgId}`);
+      if (!(await c.orgs.exists(orgId))) throw new AppError('NOT_FOUND', `no organization ${orgId}`);
       return c.users.add(orgId, { email: required(v, 'email'), name: required(v, 'name'), role, password: v.password as string | undefined });
     });
     const { id, email, name } = user;

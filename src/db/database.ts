@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter, type RawBuilder } from 'kysely';
 import pg from 'pg';
 import type { StoreConfig } from '../config.ts';
 import type { DB } from './schema.ts';
@@ -23,10 +23,27 @@ export interface Store {
 
 const INT8_OID = 20;
 
+/**
+ * SQLite does have transactional DDL, but Kysely's adapter says it does not, so its migrator would run
+ * without a transaction and without a lock: two processes starting on one fresh file both create the
+ * tables and one fails. Saying so makes the migrator run in one transaction (BEGIN IMMEDIATE, see
+ * sqlite-database.ts), which serializes processes migrating the same file.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+class MigratableSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
 export function createStore(config: StoreConfig): Store {
   if (config.kind === 'sqlite') {
     const { database } = openSqlite(config.file);
-    const db = new Kysely<DB>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<DB>({ dialect: new MigratableSqliteDialect({ database }) });
     return makeStore(db, 'sqlite');
   }
   const pool = new pg.Pool({

@@ -22,8 +22,9 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const raw = new DatabaseSync(file);
   // WAL + synchronous=FULL: every commit is durable before we answer; busy_timeout lets a
-  // second process (CLI, another instance) wait for the write lock instead of failing.
-  raw.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+  // second process (CLI, another instance) wait for the write lock instead of failing. It comes
+  // first: switching a fresh file to WAL takes a lock, and another process may hold it.
+  raw.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;');
   // SQLite's built-in lower() folds ASCII only; PostgreSQL's folds every letter, and case-insensitive search needs that.
   raw.function('lower', { deterministic: true }, (v) => (typeof v === 'string' ? v.toLowerCase() : v));
   const cache = new Map<string, StatementSync>();
