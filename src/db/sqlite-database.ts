@@ -27,7 +27,16 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
   raw.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;');
   // SQLite's built-in lower() folds ASCII only; PostgreSQL's folds every letter, and case-insensitive search needs that.
   raw.function('lower', { deterministic: true }, (v) => (typeof v === 'string' ? v.toLowerCase() : v));
-  const cache = new Map<string, StatementSync>();
+  // Prepared statements and their adapters are kept per SQL text: preparing and asking a statement for
+  // its columns cost more than running the small statements of the ingest path.
+  const cache = new Map<string, SqliteStatement>();
+
+  const adapt = (s: StatementSync): SqliteStatement => ({
+    reader: s.columns().length > 0,
+    all: (params) => s.all(...params.map(toParam)),
+    run: (params) => s.run(...params.map(toParam)),
+    iterate: (params) => s.iterate(...params.map(toParam)),
+  });
 
   const prepare = (text: string): SqliteStatement => {
     // Kysely opens transactions with a plain BEGIN; taking the write lock up front (IMMEDIATE) makes a
@@ -35,17 +44,11 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
     const sql = text === 'begin' ? 'begin immediate' : text;
     let stmt = cache.get(sql);
     if (stmt === undefined) {
-      stmt = raw.prepare(sql);
+      stmt = adapt(raw.prepare(sql));
       if (cache.size >= MAX_CACHED_STATEMENTS) cache.delete(cache.keys().next().value as string);
       cache.set(sql, stmt);
     }
-    const s = stmt;
-    return {
-      reader: s.columns().length > 0,
-      all: (params) => s.all(...params.map(toParam)),
-      run: (params) => s.run(...params.map(toParam)),
-      iterate: (params) => s.iterate(...params.map(toParam)),
-    };
+    return stmt;
   };
 
   return {

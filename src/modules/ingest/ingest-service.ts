@@ -72,7 +72,8 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clock: C
 
   const writer = store.dialect === 'sqlite'
     ? groupCommitWriter(store, apply, deps.batchMax)
-    : perRequestWriter(store, apply);
+    // Each alert of a job is one statement (an upsert, or a resolving UPDATE).
+    : perRequestWriter(store, apply, (job) => job.alerts.length === 1);
 
   return {
     /** Validates a payload and stores it; resolves only once the alert is committed (a 200 means stored). */
