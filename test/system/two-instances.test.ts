@@ -32,6 +32,26 @@ async function startPair(kind: StoreKind, env: Record<string, string> = {}): Pro
   return { store, servers };
 }
 
+/** Two servers on one fresh store for the enclosing suite, started together and always stopped. */
+function usePair(kind: StoreKind, env: Record<string, string> = {}): Pair {
+  const p = {} as Pair;
+  let servers: ServerProcess[] = [];
+  before(async () => {
+    const started = await startPair(kind, env);
+    servers = started.servers;
+    Object.assign(p, { store: started.store, a: servers[0], b: servers[1] });
+    p.org = await createOrg(p.store.url);
+  });
+  after(async () => {
+    try {
+      await stopAll(servers);
+    } finally {
+      await p.store?.drop();
+    }
+  });
+  return p;
+}
+
 async function racesOnOneFingerprint(p: Pair, total: number): Promise<void> {
   const integ = await createIntegration(p.a, p.org.apiKey);
   const payload = { title: 'Disk full on db1', severity: 'critical', fingerprint: 'disk-db1' };
@@ -71,21 +91,7 @@ async function revocationIsSeenByTheOther(p: Pair): Promise<void> {
 }
 
 describe('two instances on one PostgreSQL database', () => {
-  const p = {} as Pair;
-  let servers: ServerProcess[] = [];
-  before(async () => {
-    const started = await startPair('postgres');
-    servers = started.servers;
-    Object.assign(p, { store: started.store, a: servers[0], b: servers[1] });
-    p.org = await createOrg(p.store.url);
-  });
-  after(async () => {
-    try {
-      await stopAll(servers);
-    } finally {
-      await p.store?.drop();
-    }
-  });
+  const p = usePair('postgres');
 
   it('100 identical firing payloads split between both instances make one alert with 100 occurrences', async () => {
     await racesOnOneFingerprint(p, 100);
@@ -97,21 +103,7 @@ describe('two instances on one PostgreSQL database', () => {
 });
 
 describe('two instances sharing rate limits through Redis', () => {
-  const p = {} as Pair;
-  let servers: ServerProcess[] = [];
-  before(async () => {
-    const started = await startPair('postgres', { REDIS_URL, RATE_LIMIT_INGEST_PER_MINUTE: '60' });
-    servers = started.servers;
-    Object.assign(p, { store: started.store, a: servers[0], b: servers[1] });
-    p.org = await createOrg(p.store.url);
-  });
-  after(async () => {
-    try {
-      await stopAll(servers);
-    } finally {
-      await p.store?.drop();
-    }
-  });
+  const p = usePair('postgres', { REDIS_URL, RATE_LIMIT_INGEST_PER_MINUTE: '60' });
 
   it('the ingest budget of 60 per minute is one budget: the 61st request is 429 on either instance', async () => {
     // The limiter keys contain the integration id, random per run, so no other run shares this budget.
@@ -144,21 +136,7 @@ describe('two instances sharing rate limits through Redis', () => {
 });
 
 describe('two instances on one SQLite file', () => {
-  const p = {} as Pair;
-  let servers: ServerProcess[] = [];
-  before(async () => {
-    const started = await startPair('sqlite');
-    servers = started.servers;
-    Object.assign(p, { store: started.store, a: servers[0], b: servers[1] });
-    p.org = await createOrg(p.store.url);
-  });
-  after(async () => {
-    try {
-      await stopAll(servers);
-    } finally {
-      await p.store?.drop();
-    }
-  });
+  const p = usePair('sqlite');
 
   it('100 identical firing payloads split between both processes make one alert with 100 occurrences', async () => {
     await racesOnOneFingerprint(p, 100);
