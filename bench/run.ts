@@ -39,6 +39,9 @@ const PG_BASE = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432'
 const FULL_DURATION = 15;
 const WARMUP_SECONDS = 2;
 const execFileP = promisify(execFile);
+/** The Node flags `npm start` gives the server (package.json is their one source), so the bench measures what users run. */
+const SERVER_NODE_FLAGS: string[] = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } })
+  .scripts.start.split(/\s+/).filter((t) => t.startsWith('--'));
 
 type StoreKind = 'sqlite' | 'postgres';
 type ScenarioName = 'new' | 'dup' | 'list' | 'list1';
@@ -664,7 +667,7 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
     const org = JSON.parse(created.stdout.trim().split('\n').pop() as string) as { org: { id: string }; apiKey: string };
     const apiKey = org.apiKey;
 
-    const nodeFlags = [...opts.nodeOptions, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
+    const nodeFlags = [...SERVER_NODE_FLAGS, ...opts.nodeOptions, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
     const server = await startServer(env, nodeFlags);
     log(`${kind}: server pid ${server.pid} listening on ${HOST}:${server.port}`);
     try {
