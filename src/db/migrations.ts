@@ -11,6 +11,48 @@ function types(dialect: Dialect) {
   } as const;
 }
 
+const SQLITE_BUMP = (row: 'new' | 'old', delta: '+ 1' | '- 1') =>
+  `insert into alert_counts (org_id, status, shard, n) values (${row}.org_id, ${row}.status, 0, 0 ${delta})
+     on conflict (org_id, status, shard) do update set n = n ${delta};`;
+
+/** SQLite has one writer at a time, so one counter row per organization and status is enough. */
+const SQLITE_COUNT_TRIGGERS = [
+  `create trigger alerts_count_insert after insert on alerts begin ${SQLITE_BUMP('new', '+ 1')} end`,
+  `create trigger alerts_count_delete after delete on alerts begin ${SQLITE_BUMP('old', '- 1')} end`,
+  `create trigger alerts_count_update after update of status on alerts when old.status is not new.status
+     begin ${SQLITE_BUMP('old', '- 1')} ${SQLITE_BUMP('new', '+ 1')} end`,
+];
+
+/**
+ * PostgreSQL: concurrent transactions would queue on one counter row, so each change lands on one of 16
+ * random shards. A status move updates both rows of one shard in status order, so two moves cannot
+ * lock the same pair of rows in opposite orders.
+ */
+const POSTGRES_COUNT_TRIGGERS = [
+  `create function alertflow_count_alerts() returns trigger language plpgsql as $$
+   declare
+     s integer := floor(random() * 16)::integer;
+   begin
+     if tg_op = 'INSERT' or (tg_op = 'UPDATE' and old.status > new.status) then
+       insert into alert_counts as c (org_id, status, shard, n) values (new.org_id, new.status, s, 1)
+         on conflict (org_id, status, shard) do update set n = c.n + 1;
+     end if;
+     if tg_op in ('UPDATE', 'DELETE') then
+       insert into alert_counts as c (org_id, status, shard, n) values (old.org_id, old.status, s, -1)
+         on conflict (org_id, status, shard) do update set n = c.n - 1;
+     end if;
+     if tg_op = 'UPDATE' and old.status < new.status then
+       insert into alert_counts as c (org_id, status, shard, n) values (new.org_id, new.status, s, 1)
+         on conflict (org_id, status, shard) do update set n = c.n + 1;
+     end if;
+     return null;
+   end $$`,
+  `create trigger alerts_count_insert after insert on alerts for each row execute function alertflow_count_alerts()`,
+  `create trigger alerts_count_delete after delete on alerts for each row execute function alertflow_count_alerts()`,
+  `create trigger alerts_count_update after update of status on alerts for each row
+     when (old.status is distinct from new.status) execute function alertflow_count_alerts()`,
+];
+
 /** Numbered, forward-only migrations. Never edit one that has shipped; add the next number. */
 function migrations(dialect: Dialect): Record<string, Migration> {
   const t = types(dialect);
@@ -120,6 +162,20 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('alerts_org_created').on('alerts').columns(['org_id', 'created_at', 'id']).execute();
         await db.schema.createIndex('alerts_org_status_created').on('alerts').columns(['org_id', 'status', 'created_at', 'id']).execute();
         await db.schema.createIndex('alerts_org_fingerprint').on('alerts').columns(['org_id', 'fingerprint']).execute();
+
+        // Alerts per organization and status, kept by triggers so that every path that inserts, moves or
+        // deletes an alert keeps them exact; `meta.total` of an unfiltered or status-filtered list reads
+        // them instead of counting the organization's alerts on every first page.
+        await db.schema.createTable('alert_counts')
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('shard', 'integer', (c) => c.notNull())
+          .addColumn('n', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('alert_counts_pk', ['org_id', 'status', 'shard'])
+          .execute();
+        for (const statement of dialect === 'postgres' ? POSTGRES_COUNT_TRIGGERS : SQLITE_COUNT_TRIGGERS) {
+          await sql.raw(statement).execute(db);
+        }
       },
     },
   };

@@ -49,6 +49,7 @@ export interface DB {
     created_at: number;
     updated_at: number;
   };
+  alert_counts: { org_id: string; status: string; shard: number; n: number };
   alerts: {
     id: string;
     org_id: string;

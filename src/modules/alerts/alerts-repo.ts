@@ -41,6 +41,9 @@ export type AlertListRow = Pick<AlertRow, (typeof LIST_COLUMNS)[number]>;
  */
 const OPEN_INDEX_PREDICATE = sql<boolean>`status in ('firing', 'acknowledged', 'suppressed')`;
 
+const byStatusOnly = (f: AlertFilter): boolean =>
+  Object.entries(f).every(([k, v]) => v === undefined || k === 'status' || (k === 'labels' && (v as unknown[]).length === 0));
+
 const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export function alertsRepo(store: Store) {
@@ -62,7 +65,13 @@ export function alertsRepo(store: Store) {
   return {
     page: (db: Kysely<DB>, orgId: string, f: AlertFilter, limit: number, after: Keyset | null) =>
       keysetPage(filtered(db, orgId, f).select([...LIST_COLUMNS]), limit, after).execute(),
-    count: (db: Kysely<DB>, orgId: string, f: AlertFilter) => countRows(filtered(db, orgId, f)),
+    /** Matching alerts: from the trigger-kept counters when only statuses filter, else by counting rows. */
+    async count(db: Kysely<DB>, orgId: string, f: AlertFilter): Promise<number> {
+      if (!byStatusOnly(f)) return countRows(filtered(db, orgId, f));
+      let q = db.selectFrom('alert_counts').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).where('org_id', '=', orgId);
+      if (f.status?.length) q = q.where('status', 'in', f.status);
+      return Number((await q.executeTakeFirstOrThrow()).n);
+    },
     get: (db: Kysely<DB>, orgId: string, id: string) =>
       db.selectFrom('alerts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
 

@@ -13,8 +13,24 @@ export interface TransactionalWriter<J, R> {
  * BEGIN and COMMIT round trips shortens the time a deduplicated alert's row stays locked.
  */
 export function perRequestWriter<J, R>(store: Store, apply: (db: Kysely<DB>, job: J) => Promise<R>, singleStatement: (job: J) => boolean): TransactionalWriter<J, R> {
-  return { write: (job) => (singleStatement(job) ? apply(store.db, job) : store.db.transaction().execute((trx) => apply(trx, job))) };
+  const once = (job: J) => (singleStatement(job) ? apply(store.db, job) : store.db.transaction().execute((trx) => apply(trx, job)));
+  return {
+    async write(job) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await once(job);
+        } catch (err) {
+          // A deadlock or serialization failure rolled the whole job back; running it again is safe.
+          if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+        }
+      }
+    },
+  };
 }
+
+/** PostgreSQL's deadlock_detected and serialization_failure. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 3;
 
 interface Pending<J, R> {
   job: J;
