@@ -486,7 +486,7 @@ async function alertTotal(server: Server, apiKey: string): Promise<number> {
 /** Tops the organization up to `target` alerts with direct multi-row inserts through the store (not timed). */
 async function seedAlerts(storeConfig: StoreConfig, orgId: string, integrationId: string, count: number): Promise<void> {
   if (count <= 0) return;
-  const store = createStore(storeConfig);
+  const store = await createStore(storeConfig);
   try {
     const tag = randomBytes(4).toString('hex');
     // Older than everything ingested so far, one millisecond apart.

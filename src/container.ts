@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { createStore, type Store } from './db/database.ts';
@@ -30,11 +29,14 @@ async function serverSecret(store: Store): Promise<string> {
 export async function createContainer(config: Config, opts: { log: Logger; clock?: Clock }) {
   const clock = opts.clock ?? systemClock;
   const log = opts.log;
-  const store = createStore(config.store);
+  const store = await createStore(config.store);
   await migrate(store);
   const cursors = new CursorCodec(await serverSecret(store));
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true }) : undefined;
+  // Loaded only when configured: a single instance on the embedded store needs no Redis client.
+  const redis = config.redisUrl
+    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true })
+    : undefined;
   if (redis) await redis.connect();
   const limiter = limiterFactory(clock, redis);
   const rl = config.rateLimits;

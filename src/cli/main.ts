@@ -65,7 +65,7 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   if (command === 'serve' || command === undefined) return serve(config);
   if (command === 'migrate') {
-    const store = createStore(config.store);
+    const store = await createStore(config.store);
     try {
       const applied = await migrate(store);
       process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');

@@ -1,5 +1,4 @@
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter, type RawBuilder } from 'kysely';
-import pg from 'pg';
 import type { StoreConfig } from '../config.ts';
 import type { DB } from './schema.ts';
 import { openSqlite } from './sqlite-database.ts';
@@ -40,12 +39,14 @@ class MigratableSqliteDialect extends SqliteDialect {
   }
 }
 
-export function createStore(config: StoreConfig): Store {
+/** Opens the configured store; the PostgreSQL driver is loaded only when PostgreSQL is used. */
+export async function createStore(config: StoreConfig): Promise<Store> {
   if (config.kind === 'sqlite') {
     const { database } = openSqlite(config.file);
     const db = new Kysely<DB>({ dialect: new MigratableSqliteDialect({ database }) });
     return makeStore(db, 'sqlite');
   }
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: config.url,
     max: 20,

@@ -13,6 +13,7 @@ import { integrationsRoutes } from '../modules/integrations/integrations-routes.
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { restAuth } from './auth.ts';
 import { toAppError } from './errors.ts';
+import { documentErrors } from './schemas.ts';
 import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
 import { validatorCompiler } from './validation.ts';
 
@@ -63,6 +64,7 @@ export async function buildApp(c: Container, log: Logger) {
     reply.code(404).send({ error: `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`, code: 'NOT_FOUND', details: null }));
 
   await app.register(swagger, {
+    transform: ({ schema, url }) => ({ schema: documentErrors(schema as Record<string, unknown>) as typeof schema, url }),
     openapi: {
       openapi: '3.0.3',
       info: {

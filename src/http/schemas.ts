@@ -52,15 +52,15 @@ interface RouteSchema {
 }
 
 /**
- * One place that turns a route's own schemas into the documented operation: the scope it needs
- * (in `x-required-scopes` and the description), the bearer scheme and every error response it can give.
+ * A route's own schemas plus what documents the operation: the scope it needs (in `x-required-scopes`
+ * and the description) and the bearer scheme. Only success responses (and CONFLICT where a route can
+ * give it) are compiled into serializers; the common error responses are added to the OpenAPI document
+ * by `documentErrors`, so each route does not compile a serializer per error status.
  */
 export function apiSchema<S extends RouteSchema>(
   opts: { scope: Scope; summary: string; tag: string; description?: string },
   schema: S,
 ) {
-  // Write operations (POST, PUT, PATCH, DELETE) read any body sent, even those without a body schema, so they can meet 413/415.
-  const bodyCodes = schema.body || opts.scope.endsWith(':write') ? bodyErrors : {};
   return {
     ...schema,
     summary: opts.summary,
@@ -68,7 +68,14 @@ export function apiSchema<S extends RouteSchema>(
     description: `${opts.description ? `${opts.description}\n\n` : ''}Requires scope \`${opts.scope}\`.`,
     security: [{ bearerAuth: [] }],
     'x-required-scopes': [opts.scope],
-    response: { ...errorResponses, ...bodyCodes, ...schema.response },
   };
 }
 
+/** The OpenAPI form of a REST route's schema: every error response it can give, added to its own. */
+export function documentErrors(schema: Record<string, unknown>): Record<string, unknown> {
+  const scopes = schema['x-required-scopes'] as string[] | undefined;
+  if (!scopes) return schema;
+  // Write operations (POST, PUT, PATCH, DELETE) read any body sent, even those without a body schema, so they can meet 413/415.
+  const bodyCodes = schema.body || scopes.some((s) => s.endsWith(':write')) ? bodyErrors : {};
+  return { ...schema, response: { ...errorResponses, ...bodyCodes, ...(schema.response as object) } };
+}

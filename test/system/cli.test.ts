@@ -192,7 +192,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const alertId = res.body.data.alerts[0].alertId as string;
 
-      const db = createStore(store.config);
+      const db = await createStore(store.config);
       try {
         const alert = await db.db.selectFrom('alerts').select(['id', 'fingerprint', 'status']).where('id', '=', alertId).executeTakeFirst();
         assert.deepEqual({ ...alert }, { id: alertId, fingerprint: 'in-flight', status: 'firing' }, 'the ingest answered 200 is stored');
