@@ -12,6 +12,7 @@ function toParam(value: unknown): Param {
 }
 
 const MAX_CACHED_STATEMENTS = 500;
+const MAX_CACHED_SQL_LENGTH = 2048;
 
 /**
  * Adapts Node's built-in `node:sqlite` to the statement interface Kysely's SqliteDialect expects.
@@ -45,6 +46,9 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
     let stmt = cache.get(sql);
     if (stmt === undefined) {
       stmt = adapt(raw.prepare(sql));
+      // Multi-row inserts (audit batches) differ in length every time and compile to large programs held
+      // in native memory; caching each variant grew the process by tens of MiB. They are prepared per use.
+      if (sql.length > MAX_CACHED_SQL_LENGTH) return stmt;
       if (cache.size >= MAX_CACHED_STATEMENTS) cache.delete(cache.keys().next().value as string);
       cache.set(sql, stmt);
     }

@@ -4,8 +4,11 @@ import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
 
 export type AuditRow = DB['audit_events'];
-/** Rows per INSERT; keeps the statement well under SQLite's bound-parameter limit. */
-const CHUNK = 200;
+/**
+ * Rows per INSERT: a batch is written in chunks of these sizes only, so the store sees at most three
+ * distinct statements (each prepared once and cached) instead of one per batch length.
+ */
+const CHUNKS = [100, 10, 1];
 
 export function auditRepo() {
   const scoped = (db: Kysely<DB>, orgId: string, action: string | undefined) => {
@@ -15,8 +18,11 @@ export function auditRepo() {
   };
   return {
     async insertMany(db: Kysely<DB>, rows: AuditRow[]): Promise<void> {
-      for (let i = 0; i < rows.length; i += CHUNK) {
-        await db.insertInto('audit_events').values(rows.slice(i, i + CHUNK)).execute();
+      let i = 0;
+      for (const size of CHUNKS) {
+        for (; rows.length - i >= size; i += size) {
+          await db.insertInto('audit_events').values(rows.slice(i, i + size)).execute();
+        }
       }
     },
     /** Moves each key's lastUsedAt forward (never back: flushes of two instances may interleave). */
