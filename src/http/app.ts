@@ -12,7 +12,7 @@ import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { restAuth } from './auth.ts';
-import { toAppError } from './errors.ts';
+import { errorBody, toAppError } from './errors.ts';
 import { documentErrors } from './schemas.ts';
 import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
 import { validatorCompiler } from './validation.ts';
@@ -32,7 +32,7 @@ export async function buildApp(c: Container, log: Logger) {
     // otherwise be Fastify-shaped 414/400s: they name no record or route, so they are our 404.
     frameworkErrors: (err, _req, reply) => {
       const e = err.code === 'FST_ERR_MAX_PARAM_LENGTH' || err.code === 'FST_ERR_BAD_URL' ? new AppError('NOT_FOUND', 'Not found') : toAppError(err);
-      return (reply as FastifyReply).code(e.status).send({ error: e.message, code: e.code, details: e.details });
+      return (reply as FastifyReply).code(e.status).send(errorBody(e));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -52,7 +52,7 @@ export async function buildApp(c: Container, log: Logger) {
     const e = toAppError(err);
     if (e.code === 'INTERNAL_ERROR') req.log.error({ error: errorSummary(err), url: redactUrl(req.url), method: req.method }, 'request failed');
     if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
-    return reply.code(e.status).send({ error: e.message, code: e.code, details: e.details });
+    return reply.code(e.status).send(errorBody(e));
   });
   // `%00` in a path or query decodes to U+0000, which PostgreSQL cannot take as a parameter (see withoutNul).
   app.addHook('onRequest', async (req) => {
@@ -61,7 +61,7 @@ export async function buildApp(c: Container, log: Logger) {
     req.query = withoutNul(req.query);
   });
   app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send({ error: `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`, code: 'NOT_FOUND', details: null }));
+    reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`))));
 
   await app.register(swagger, {
     transform: ({ schema, url }) => ({ schema: documentErrors(schema as Record<string, unknown>) as typeof schema, url }),

@@ -36,3 +36,6 @@ export function toAppError(err: unknown): AppError {
   if (e.statusCode === 404) return new AppError('NOT_FOUND', 'Not found');
   return new AppError('INTERNAL_ERROR', 'Internal server error');
 }
+
+/** The one error envelope of every REST and ingest error response: `{error, code, details}`. */
+export const errorBody = (e: AppError) => ({ error: e.message, code: e.code, details: e.details });
