@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { createStore, type Store } from './db/database.ts';
-import { migrate } from './db/migrations.ts';
+import type { Store } from './db/database.ts';
+import { openMigratedStore } from './db/migrations.ts';
 import type { Limits } from './http/auth.ts';
 import { limiterFactory } from './infra/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
@@ -29,8 +29,7 @@ async function serverSecret(store: Store): Promise<string> {
 export async function createContainer(config: Config, opts: { log: Logger; clock?: Clock }) {
   const clock = opts.clock ?? systemClock;
   const log = opts.log;
-  const store = await createStore(config.store);
-  await migrate(store);
+  const { store } = await openMigratedStore(config.store);
   const cursors = new CursorCodec(await serverSecret(store));
 
   // Loaded only when configured: a single instance on the embedded store needs no Redis client.

@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createContainer } from '../container.ts';
-import { createStore } from '../db/database.ts';
-import { migrate } from '../db/migrations.ts';
+import { openMigratedStore } from '../db/migrations.ts';
 import { AppError } from '../lib/errors.ts';
 import { createLogger, errorSummary } from '../lib/logger.ts';
 import { ROLES, type Role } from '../modules/users/users-schemas.ts';
@@ -65,13 +64,9 @@ async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   if (command === 'serve' || command === undefined) return serve(config);
   if (command === 'migrate') {
-    const store = await createStore(config.store);
-    try {
-      const applied = await migrate(store);
-      process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
-    } finally {
-      await store.close();
-    }
+    const { store, applied } = await openMigratedStore(config.store);
+    await store.close();
+    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
     return;
   }
   if (command === 'org' && sub === 'create') {
@@ -105,6 +100,10 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError) process.stderr.write(`alertflow: configuration error: ${err.message}\n`);
   else if (err instanceof UsageError) process.stderr.write(`alertflow: ${err.message}\n${USAGE}\n`);
   else if (err instanceof AppError) process.stderr.write(`alertflow: ${err.message}${err.details ? ` (${err.details.map((d) => `${d.path} ${d.message}`).join('; ')})` : ''}\n`);
-  else process.stderr.write(`alertflow: ${(err as Error).message}\n`);
+  else {
+    // SQLite errors carry the extended result code (5 busy, 517 busy snapshot …), which tells an operator more than the text.
+    const code = (err as { errcode?: unknown }).errcode;
+    process.stderr.write(`alertflow: ${(err as Error).message}${code === undefined ? '' : ` (SQLite code ${String(code)})`}\n`);
+  }
   process.exit(1);
 });

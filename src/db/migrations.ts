@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import { randomBytes } from 'node:crypto';
-import type { Dialect, Store } from './database.ts';
+import type { StoreConfig } from '../config.ts';
+import { createStore, type Dialect, type Store } from './database.ts';
 
 /** Types that differ by dialect; everything else in the migrations is written once. */
 function types(dialect: Dialect) {
@@ -189,4 +190,26 @@ export async function migrate(store: Store): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** SQLite's SQLITE_BUSY family (busy, busy recovery, busy snapshot, busy timeout) in an error's extended code. */
+const isSqliteBusy = (err: unknown): boolean => (Number((err as { errcode?: unknown }).errcode) & 0xff) === 5;
+const START_ATTEMPTS = 20;
+
+/**
+ * Opens the store and brings it to the latest migration. Processes that open one fresh SQLite file at the
+ * same moment (two instances, or the CLI beside a starting server) can meet SQLITE_BUSY_SNAPSHOT, which
+ * SQLite reports at once instead of waiting: the losing process closes, waits a moment and starts again.
+ */
+export async function openMigratedStore(config: StoreConfig): Promise<{ store: Store; applied: string[] }> {
+  for (let attempt = 1; ; attempt++) {
+    const store = await createStore(config);
+    try {
+      return { store, applied: await migrate(store) };
+    } catch (err) {
+      await store.close().catch(() => undefined);
+      if (!isSqliteBusy(err) || attempt >= START_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 100));
+    }
+  }
 }

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { OpenApiChecker } from './openapi.ts';
 
 /**
  * The real service as separate OS processes: `node src/cli/main.ts …`, configured only by environment
@@ -207,7 +208,15 @@ export class ServerProcess {
         parsed = raw;
       }
     }
+    if (urlPath.startsWith('/api/v1/')) (await this.#openapi()).check(method, urlPath, res.status, raw);
     return { status: res.status, headers: res.headers, body: parsed, raw };
+  }
+
+  #checker: Promise<OpenApiChecker> | undefined;
+  /** The document this very process serves, fetched once: its responses are checked against it. */
+  #openapi(): Promise<OpenApiChecker> {
+    this.#checker ??= fetch(`${this.url}/api/v1/openapi.json`).then(async (r) => new OpenApiChecker(await r.json() as never));
+    return this.#checker;
   }
 }
 
