@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type StoreConfig =
@@ -19,6 +20,8 @@ export interface Config {
     readonly apiKeysPerDay: number;
     readonly authFailuresPerMinute: number;
   };
+  /** Which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
+  readonly trustProxy: boolean | number | string[];
   /** Commit concurrent ingest requests in one transaction (SQLite group commit). */
   readonly ingestBatchMax: number;
 }
@@ -49,6 +52,27 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
     throw new ConfigError(`${name} must use one of ${protocols.join(', ')}`);
   }
   return raw;
+}
+
+/**
+ * `TRUST_PROXY`: unset or `false` (the socket address is the client), `true` (any proxy), a hop count, or a
+ * comma-separated list of proxy addresses / CIDR ranges. The client address keys the failed-login limit.
+ */
+function trustProxy(env: Env): boolean | number | string[] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((s) => s.trim());
+  for (const entry of list) {
+    const [addr, bits, extra] = entry.split('/');
+    const version = isIP(addr ?? '');
+    const validBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (version === 6 ? 128 : 32));
+    if (version === 0 || !validBits || extra !== undefined) {
+      throw new ConfigError(`TRUST_PROXY must be true, false, a hop count or a comma-separated list of addresses/CIDR ranges, got "${entry}"`);
+    }
+  }
+  return list;
 }
 
 function store(env: Env): StoreConfig {
@@ -96,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
       apiKeysPerDay: int(env, 'RATE_LIMIT_API_KEYS_PER_DAY', 10, 1, 10_000_000),
       authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
     }),
+    trustProxy: trustProxy(env),
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
   });
 }

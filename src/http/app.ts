@@ -17,6 +17,9 @@ import { documentErrors } from './schemas.ts';
 import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
 import { validatorCompiler } from './validation.ts';
 
+/** A hop count as Fastify takes it: believe that many proxies nearest to us. */
+const trustHops = (hops: number) => (_address: string, hop: number): boolean => hop < hops;
+
 export const API_VERSION = '0.1.0';
 
 /** The ingest token is a credential: it never reaches a log line. */
@@ -27,6 +30,7 @@ export async function buildApp(c: Container, log: Logger) {
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    trustProxy: typeof c.config.trustProxy === 'number' ? trustHops(c.config.trustProxy) : c.config.trustProxy,
     forceCloseConnections: 'idle',
     // The router's own rejections (a path segment over its length limit, a malformed %-escape) would
     // otherwise be Fastify-shaped 414/400s: they name no record or route, so they are our 404.
@@ -50,7 +54,7 @@ export async function buildApp(c: Container, log: Logger) {
 
   app.setErrorHandler((err, req, reply) => {
     const e = toAppError(err);
-    if (e.code === 'INTERNAL_ERROR') req.log.error({ error: errorSummary(err), url: redactUrl(req.url), method: req.method }, 'request failed');
+    if (e.code === 'INTERNAL_ERROR') req.log.error({ error: errorSummary(err), url: redactUrl(req.url), method: req.method, orgId: req.principal?.orgId ?? req.integration?.org_id }, 'request failed');
     if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
     return reply.code(e.status).send(errorBody(e));
   });
