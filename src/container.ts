@@ -5,6 +5,7 @@ import { openMigratedStore } from './db/migrations.ts';
 import type { Limits } from './http/auth.ts';
 import { limiterFactory } from './infra/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
+import { errorSummary } from './lib/logger.ts';
 import { CursorCodec } from './lib/pagination.ts';
 import { alertsRepo } from './modules/alerts/alerts-repo.ts';
 import { alertsService } from './modules/alerts/alerts-service.ts';
@@ -34,9 +35,14 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
 
   // Loaded only when configured: a single instance on the embedded store needs no Redis client.
   const redis = config.redisUrl
-    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true })
+    // No offline queue: while disconnected a command fails at once and the limiter falls back to memory.
+    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: true, enableOfflineQueue: false })
     : undefined;
-  if (redis) await redis.connect();
+  if (redis) {
+    await redis.connect();
+    // Reconnection is automatic; an outage is logged rather than left as an unhandled 'error' event.
+    redis.on('error', (err: unknown) => log.warn({ error: errorSummary(err) }, 'Redis unavailable; rate limits count in memory meanwhile'));
+  }
   const limiter = limiterFactory(clock, redis);
   const rl = config.rateLimits;
   const limits: Limits = {
@@ -70,7 +76,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     /** Flushes buffered audit events, then closes Redis and the store. */
     async close(): Promise<void> {
       await audit.close();
-      if (redis) await redis.quit().catch(() => undefined);
+      // quit() needs a live connection; without one, stop reconnecting instead.
+      if (redis) await redis.quit().catch(() => redis.disconnect());
       await store.close();
     },
   };

@@ -31,8 +31,10 @@ export function limiterFactory(clock: Clock, redis: Redis | undefined): LimiterF
     create(name, limit, windowSeconds) {
       const windowMs = windowSeconds * 1000;
       const options = { points: limit, duration: windowSeconds + 5, keyPrefix: `af:rl:${name}` };
+      // While Redis is unreachable each instance counts in memory (the budget is then per instance)
+      // rather than failing requests: an alert refused because a rate-limit store is down would be lost.
       const store: RateLimiterAbstract = redis
-        ? new RateLimiterRedis({ ...options, storeClient: redis })
+        ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) })
         : new RateLimiterMemory(options);
       const windowOf = (key: string) => {
         const now = clock.now();
