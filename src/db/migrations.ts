@@ -3,6 +3,7 @@ import { Migrator, type Migration } from 'kysely/migration';
 import { randomBytes } from 'node:crypto';
 import type { StoreConfig } from '../config.ts';
 import { createStore, type Dialect, type Store } from './database.ts';
+import { isSqliteBusy } from './sqlite-database.ts';
 
 /** Types that differ by dialect; everything else in the migrations is written once. */
 function types(dialect: Dialect) {
@@ -192,8 +193,6 @@ export async function migrate(store: Store): Promise<string[]> {
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-/** SQLite's SQLITE_BUSY family (busy, busy recovery, busy snapshot, busy timeout) in an error's extended code. */
-const isSqliteBusy = (err: unknown): boolean => (Number((err as { errcode?: unknown }).errcode) & 0xff) === 5;
 const START_ATTEMPTS = 20;
 
 /**

@@ -66,3 +66,6 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
     },
   };
 }
+
+/** SQLite's SQLITE_BUSY family (busy, busy recovery, busy snapshot, busy timeout) in an error's extended code. */
+export const isSqliteBusy = (err: unknown): boolean => (Number((err as { errcode?: unknown }).errcode) & 0xff) === 5;

@@ -32,10 +32,9 @@ export async function buildApp(c: Container, log: Logger) {
     bodyLimit: BODY_LIMIT,
     trustProxy: typeof c.config.trustProxy === 'number' ? trustHops(c.config.trustProxy) : c.config.trustProxy,
     forceCloseConnections: 'idle',
-    // The router's own rejections (a path segment over its length limit, a malformed %-escape) would
-    // otherwise be Fastify-shaped 414/400s: they name no record or route, so they are our 404.
+    // Errors the router raises before any route runs get the same envelope as every other error.
     frameworkErrors: (err, _req, reply) => {
-      const e = err.code === 'FST_ERR_MAX_PARAM_LENGTH' || err.code === 'FST_ERR_BAD_URL' ? new AppError('NOT_FOUND', 'Not found') : toAppError(err);
+      const e = toAppError(err);
       return (reply as FastifyReply).code(e.status).send(errorBody(e));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -23,14 +23,21 @@ export interface Limits {
   authFailures: RateLimiter;
 }
 
-export function setLimitHeaders(reply: FastifyReply, r: LimitResult): void {
+function setLimitHeaders(reply: FastifyReply, r: LimitResult): void {
   reply.header('X-RateLimit-Limit', r.limit);
   reply.header('X-RateLimit-Remaining', r.remaining);
   reply.header('X-RateLimit-Reset', r.resetSeconds);
 }
 
-export const rateLimited = (r: LimitResult): AppError =>
+const rateLimited = (r: LimitResult): AppError =>
   new AppError('RATE_LIMITED', `Rate limit exceeded; retry in ${r.resetSeconds} s`, null, r.resetSeconds);
+
+/** Counts one request against `key`'s budget, shows the budget in the headers, and refuses it when spent. */
+export async function spend(limiter: RateLimiter, key: string, reply: FastifyReply): Promise<void> {
+  const budget = await limiter.consume(key);
+  setLimitHeaders(reply, budget);
+  if (!budget.allowed) throw rateLimited(budget);
+}
 
 /** Refuses an address that failed authentication too often (REST and ingest together). */
 export async function checkAuthFailures(limits: Limits, ip: string): Promise<void> {
@@ -66,9 +73,7 @@ export function restAuth(deps: { apiKeys: ApiKeysService; limits: Limits; audit:
       const principal = await apiKeys.authenticate(match[1] as string);
       if (!principal) return authFailed(limits, req.ip, 'Invalid, expired or revoked API key');
       req.principal = principal;
-      const budget = await limits.api.consume(principal.orgId);
-      setLimitHeaders(reply, budget);
-      if (!budget.allowed) throw rateLimited(budget);
+      await spend(limits.api, principal.orgId, reply);
     },
     async preParsing(req: FastifyRequest): Promise<void> {
       const scope = req.routeOptions.config.scope;

@@ -18,8 +18,11 @@ function detailOf(issue: AjvIssue): ErrorDetail {
 const FASTIFY_CODES: Record<string, () => AppError> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: () => new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json'),
   FST_ERR_CTP_BODY_TOO_LARGE: () => new AppError('PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MiB'),
-  FST_ERR_CTP_EMPTY_JSON_BODY: () => new AppError('INVALID_JSON', 'Request body is empty; expected JSON'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => new AppError('INVALID_JSON', 'Request body length does not match Content-Length'),
+  // The router's own rejections (a path segment over its length limit, a malformed %-escape) name no
+  // record or route: they are our 404.
+  FST_ERR_MAX_PARAM_LENGTH: () => new AppError('NOT_FOUND', 'Not found'),
+  FST_ERR_BAD_URL: () => new AppError('NOT_FOUND', 'Not found'),
 };
 
 /** Every error a request can meet, as one of our codes; anything unexpected is INTERNAL_ERROR with no detail. */

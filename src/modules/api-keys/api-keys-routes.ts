@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { actorOf, principalOf, rateLimited, setLimitHeaders, type Limits } from '../../http/auth.ts';
+import { actorOf, principalOf, spend, type Limits } from '../../http/auth.ts';
 import { apiSchema, IdParams } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
 import { ApiKeyList, ApiKeyListQuery, CreateApiKeyBody, CreatedApiKey } from './api-keys-schemas.ts';
@@ -22,11 +22,7 @@ export function apiKeysRoutes(app: Api, deps: { apiKeys: ApiKeysService; limits:
     }, { body: CreateApiKeyBody, response: { 201: Type.Object({ data: CreatedApiKey }, { additionalProperties: false }) } }),
     // The daily creation budget is a rate limit, so it is checked before scope and validation; only a
     // request that really creates a key keeps its point.
-    onRequest: async (req, reply) => {
-      const budget = await limits.apiKeysPerDay.consume(principalOf(req).orgId);
-      setLimitHeaders(reply, budget);
-      if (!budget.allowed) throw rateLimited(budget);
-    },
+    onRequest: (req, reply) => spend(limits.apiKeysPerDay, principalOf(req).orgId, reply),
     onResponse: async (req, reply) => {
       if (reply.statusCode !== 201 && req.principal) await limits.apiKeysPerDay.refund(req.principal.orgId);
     },

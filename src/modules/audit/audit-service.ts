@@ -122,7 +122,6 @@ export function auditService(deps: { store: Store; repo: AuditRepo; clock: Clock
     /** Stops the timer and writes what is still buffered; called on graceful shutdown. */
     async close(): Promise<void> {
       clearInterval(timer);
-      while (flushing) await flushing;
       await flush();
     },
   };

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { authFailed, checkAuthFailures, rateLimited, setLimitHeaders, type Limits } from '../../http/auth.ts';
+import { authFailed, checkAuthFailures, spend, type Limits } from '../../http/auth.ts';
 import type { Api } from '../../http/types.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 import type { IntegrationsService } from '../integrations/integrations-service.ts';
@@ -25,9 +25,7 @@ export function ingestRoutes(app: Api, deps: { ingest: IngestService; integratio
       if (!integration) return authFailed(limits, req.ip, 'Invalid or disabled ingest token');
       req.integration = integration;
       // Counted per integration, not per token string, so rotating a token keeps the same budget.
-      const budget = await limits.ingest.consume(integration.id);
-      setLimitHeaders(reply, budget);
-      if (!budget.allowed) throw rateLimited(budget);
+      await spend(limits.ingest, integration.id, reply);
     },
   }, async (req) => ({ data: { alerts: await ingest.ingest(req.integration as IntegrationRow, req.body) } }));
 }
