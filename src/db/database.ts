@@ -63,6 +63,7 @@ export async function createStore(config: StoreConfig): Promise<Store> {
 }
 
 function makeStore(db: Kysely<DB>, dialect: Dialect): Store {
+  let closed: Promise<void> | undefined;
   return {
     db,
     dialect,
@@ -74,7 +75,8 @@ function makeStore(db: Kysely<DB>, dialect: Dialect): Store {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    // Idempotent: shutdown paths may both close the store (PostgreSQL's pool refuses a second end()).
+    close: () => (closed ??= db.destroy()),
   };
 }
 
