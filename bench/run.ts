@@ -502,7 +502,7 @@ async function seedAlerts(storeConfig: StoreConfig, orgId: string, integrationId
         source: 'bench', description: null, labels, annotations: '{}',
         payload: JSON.stringify({ title: `Seeded alert ${i}`, severity: severities[i % 5], fingerprint: `seed-${tag}-${i}` }),
         occurrences: 1, last_seen_at: at, acknowledged_at: null, acknowledged_by_type: null, acknowledged_by_id: null,
-        resolved_at: null, resolved_by_type: null, resolved_by_id: null, created_at: at, updated_at: at,
+        resolved_at: null, resolved_by_type: null, resolved_by_id: null, suppression_id: null, created_at: at, updated_at: at,
       };
     };
     const perStatement = 500; // 24 columns × 500 rows stays under both dialects' bound-parameter limits

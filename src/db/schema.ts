@@ -46,6 +46,45 @@ export interface DB {
     token: string;
     mapping: string | null;
     client_id: string | null;
+    accepted_count: number;
+    rejected_count: number;
+    last_alert_at: number | null;
+    last_rejected_at: number | null;
+    created_at: number;
+    updated_at: number;
+  };
+  integration_rejections: {
+    id: string;
+    org_id: string;
+    integration_id: string;
+    status: number;
+    code: string;
+    error: string;
+    details: string | null;
+    payload: string | null;
+    created_at: number;
+  };
+  clients: {
+    id: string;
+    org_id: string;
+    name: string;
+    slug: string;
+    contact_email: string | null;
+    notes: string | null;
+    created_at: number;
+    updated_at: number;
+  };
+  suppression_windows: {
+    id: string;
+    org_id: string;
+    name: string;
+    description: string | null;
+    starts_at: number;
+    ends_at: number;
+    matchers: string;
+    recurrence: string | null;
+    timezone: string;
+    client_id: string | null;
     created_at: number;
     updated_at: number;
   };
@@ -73,6 +112,7 @@ export interface DB {
     resolved_at: number | null;
     resolved_by_type: string | null;
     resolved_by_id: string | null;
+    suppression_id: string | null;
     created_at: number;
     updated_at: number;
   };

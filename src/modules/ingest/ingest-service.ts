@@ -55,6 +55,7 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clock: C
       resolved_at: null,
       resolved_by_type: null,
       resolved_by_id: null,
+      suppression_id: null,
       created_at: now,
       updated_at: now,
     };

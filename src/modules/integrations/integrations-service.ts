@@ -42,6 +42,10 @@ export function integrationsService(deps: { store: Store; repo: IntegrationsRepo
         token: newToken(),
         mapping: null,
         client_id: null,
+        accepted_count: 0,
+        rejected_count: 0,
+        last_alert_at: null,
+        last_rejected_at: null,
         created_at: now,
         updated_at: now,
       };
