@@ -13,7 +13,10 @@ import { apiKeysRepo } from './modules/api-keys/api-keys-repo.ts';
 import { apiKeysService } from './modules/api-keys/api-keys-service.ts';
 import { auditRepo } from './modules/audit/audit-repo.ts';
 import { auditService } from './modules/audit/audit-service.ts';
+import { clientsRepo } from './modules/clients/clients-repo.ts';
+import { clientsService } from './modules/clients/clients-service.ts';
 import { ingestService } from './modules/ingest/ingest-service.ts';
+import { deliveryStats } from './modules/integrations/delivery-stats.ts';
 import { integrationsRepo } from './modules/integrations/integrations-repo.ts';
 import { integrationsService } from './modules/integrations/integrations-service.ts';
 import { orgsRepo } from './modules/orgs/orgs-repo.ts';
@@ -56,10 +59,14 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
   const users = usersService({ store, repo: usersRepo(), clock, cursors });
   const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, clock });
-  const integrations = integrationsService({ store, repo: integrationsRepo(), audit, clock, cursors, baseUrl: config.baseUrl });
+  const clientRows = clientsRepo();
+  const clients = clientsService({ store, repo: clientRows, audit, clock, cursors });
+  const integrationRows = integrationsRepo();
+  const stats = deliveryStats({ store, repo: integrationRows, log });
+  const integrations = integrationsService({ store, repo: integrationRows, clients: clientRows, audit, stats, clock, cursors, baseUrl: config.baseUrl });
   const alertRows = alertsRepo(store);
   const alerts = alertsService({ store, repo: alertRows, clock, cursors });
-  const ingest = ingestService({ store, alerts: alertRows, clock, batchMax: config.ingestBatchMax });
+  const ingest = ingestService({ store, alerts: alertRows, clients: clientRows, clock, batchMax: config.ingestBatchMax });
 
   return {
     config,
@@ -70,12 +77,14 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     apiKeys,
     users,
     orgs,
+    clients,
     integrations,
     alerts,
     ingest,
-    /** Flushes buffered audit events, then closes Redis and the store. */
+    /** Flushes buffered audit events and counters, then closes Redis and the store. */
     async close(): Promise<void> {
       await audit.close();
+      await stats.close();
       // quit() needs a live connection; without one, stop reconnecting instead.
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await store.close();

@@ -8,6 +8,7 @@ import { errorSummary } from '../lib/logger.ts';
 import { alertsRoutes } from '../modules/alerts/alerts-routes.ts';
 import { apiKeysRoutes } from '../modules/api-keys/api-keys-routes.ts';
 import { auditRoutes } from '../modules/audit/audit-routes.ts';
+import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
@@ -43,10 +44,11 @@ export async function buildApp(c: Container, log: Logger) {
 
   // JSON only: any other content type is 415 (Fastify's text/plain parser would otherwise accept it).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     try {
       done(null, parseJsonBody(body as string));
     } catch (err) {
+      req.invalidBody = (body as string).slice(0, 16 * 1024);
       done(err as Error, undefined);
     }
   });
@@ -99,7 +101,8 @@ export async function buildApp(c: Container, log: Logger) {
     api.addHook('onResponse', auth.onResponse);
     api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     alertsRoutes(api, c.alerts);
-    integrationsRoutes(api, c.integrations);
+    integrationsRoutes(api, c);
+    clientsRoutes(api, c.clients);
     apiKeysRoutes(api, c);
     usersRoutes(api, c.users);
     auditRoutes(api, c.audit);

@@ -9,6 +9,18 @@ import type { IngestService } from './ingest-service.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     integration?: IntegrationRow;
+    /** The start of a body that was not valid JSON, for the integration's rejections log. */
+    invalidBody?: string;
+  }
+}
+
+/** The error envelope we sent, read back from the serialized reply. */
+function sentError(payload: unknown): { code: string; error: string; details: Array<{ path: string; message: string }> | null } {
+  try {
+    const e = JSON.parse(String(payload)) as { code?: unknown; error?: unknown; details?: unknown };
+    return { code: String(e.code), error: String(e.error), details: Array.isArray(e.details) ? e.details : null };
+  } catch {
+    return { code: 'UNKNOWN', error: 'unreadable error body', details: null };
   }
 }
 
@@ -23,9 +35,21 @@ export function ingestRoutes(app: Api, deps: { ingest: IngestService; integratio
       const { token } = req.params as { token: string };
       const integration = await integrations.byToken(token);
       if (!integration) return authFailed(limits, req.ip, 'Invalid or disabled ingest token');
+      // Known from here on, so that even a refusal shows up in the integration's counters and log.
       req.integration = integration;
+      if (integration.enabled !== 1) return authFailed(limits, req.ip, 'Invalid or disabled ingest token');
       // Counted per integration, not per token string, so rotating a token keeps the same budget.
       await spend(limits.ingest, integration.id, reply);
+    },
+    onSend: async (req, reply, payload) => {
+      const integration = req.integration;
+      if (!integration) return payload;
+      if (reply.statusCode < 300) integrations.accepted(integration);
+      else {
+        const body = req.body !== undefined ? JSON.stringify(req.body) : (req.invalidBody ?? null);
+        await integrations.rejected(integration, reply.statusCode, sentError(payload), body);
+      }
+      return payload;
     },
   }, async (req) => ({ data: { alerts: await ingest.ingest(req.integration as IntegrationRow, req.body) } }));
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../../http/schemas.ts';
-import { STATUSES } from '../alerts/alerts-fns.ts';
+import { SEVERITIES, STATUSES } from '../alerts/alerts-fns.ts';
 
 export const INGEST_ACTIONS = ['created', 'deduplicated', 'resolved', 'acknowledged', 'suppressed', 'ignored'] as const;
 export type IngestAction = (typeof INGEST_ACTIONS)[number];
@@ -19,3 +19,20 @@ export const IngestResponse = Type.Object(
   { data: Type.Object({ alerts: Type.Array(IngestOutcome) }, { additionalProperties: false }) },
   { additionalProperties: false },
 );
+
+/** An alert as ingest would store it: what the mapping preview shows. */
+export const AlertPreview = Type.Object(
+  {
+    title: Nullable(Type.String()),
+    severity: Nullable(StringEnum(SEVERITIES)),
+    status: StringEnum(STATUSES),
+    source: Nullable(Type.String()),
+    description: Nullable(Type.String()),
+    fingerprint: Type.String(),
+    labels: Type.Record(Type.String(), Type.String()),
+    annotations: Type.Record(Type.String(), Type.String()),
+    clientId: Nullable(Type.String({ description: 'The client it would belong to.' })),
+  },
+  { additionalProperties: false },
+);
+export type AlertPreview = Static<typeof AlertPreview>;

@@ -3,26 +3,47 @@ import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AlertStatus } from '../alerts/alerts-fns.ts';
 import type { AlertRow, AlertsRepo } from '../alerts/alerts-repo.ts';
+import type { ClientsRepo } from '../clients/clients-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
-import type { IngestOutcome } from './ingest-schemas.ts';
+import type { AlertPreview, IngestOutcome } from './ingest-schemas.ts';
 import { groupCommitWriter, perRequestWriter } from './ingest-writer.ts';
-import { normalize, type NormalizedAlert } from './normalize-fns.ts';
+import { checkMapping, type Mapping } from './mapping-fns.ts';
+import { normalizePayload, type NormalizedAlert } from './normalize-fns.ts';
+import { effectiveMapping } from './presets.ts';
 
 interface IngestJob {
   orgId: string;
   integrationId: string;
   alerts: NormalizedAlert[];
+  /** Per alert: its client (from `labels.client`, else the integration's). */
+  clientIds: Array<string | null>;
   receivedAt: number;
 }
 
-export function ingestService(deps: { store: Store; alerts: AlertsRepo; clock: Clock; batchMax: number }) {
-  const { store, alerts, clock } = deps;
+export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients: ClientsRepo; clock: Clock; batchMax: number }) {
+  const { store, alerts, clients, clock } = deps;
 
-  async function applyOne(db: Kysely<DB>, job: IngestJob, a: NormalizedAlert): Promise<IngestOutcome> {
+  const mappingOf = (integration: IntegrationRow): Mapping | null =>
+    effectiveMapping(integration.preset, integration.mapping === null ? null : store.readJson<Mapping>(integration.mapping));
+
+  function normalizeOrThrow(mapping: Mapping | null, body: unknown): NormalizedAlert[] {
+    const result = normalizePayload(mapping, body);
+    if (!result.ok) throw new AppError('VALIDATION_ERROR', 'Alert payload is invalid', result.errors);
+    return result.alerts;
+  }
+
+  /** An alert belongs to the client whose slug is its `labels.client`, else to its integration's client. */
+  async function clientIdsOf(integration: IntegrationRow, list: NormalizedAlert[]): Promise<Array<string | null>> {
+    const slugs = list.map((a) => a.labels.client).filter((s): s is string => s !== undefined);
+    const found = new Map((await clients.bySlugs(store.db, integration.org_id, slugs)).map((c) => [c.slug, c.id]));
+    return list.map((a) => (a.labels.client !== undefined ? found.get(a.labels.client) : undefined) ?? integration.client_id);
+  }
+
+  async function applyOne(db: Kysely<DB>, job: IngestJob, a: NormalizedAlert, clientId: string | null): Promise<IngestOutcome> {
     const by: Actor = { type: 'integration', id: job.integrationId };
     const now = job.receivedAt;
     if (a.status === 'resolved') {
@@ -36,7 +57,7 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clock: C
       id: newId('alt'),
       org_id: job.orgId,
       integration_id: job.integrationId,
-      client_id: null,
+      client_id: clientId,
       incident_id: null,
       fingerprint: a.fingerprint,
       title: a.title as string,
@@ -67,7 +88,7 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clock: C
 
   async function apply(db: Kysely<DB>, job: IngestJob): Promise<IngestOutcome[]> {
     const out: IngestOutcome[] = [];
-    for (const a of job.alerts) out.push(await applyOne(db, job, a));
+    for (const [i, a] of job.alerts.entries()) out.push(await applyOne(db, job, a, job.clientIds[i] ?? null));
     return out;
   }
 
@@ -77,11 +98,38 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clock: C
     : perRequestWriter(store, apply, (job) => job.alerts.length === 1);
 
   return {
-    /** Validates a payload and stores it; resolves only once the alert is committed (a 200 means stored). */
+    /**
+     * Maps and validates a payload and stores its alerts, all or none; resolves only once they are
+     * committed (a 200 means stored).
+     */
     async ingest(integration: IntegrationRow, body: unknown): Promise<IngestOutcome[]> {
-      const result = normalize(body);
-      if (!result.ok) throw new AppError('VALIDATION_ERROR', 'Alert payload is invalid', result.errors);
-      return writer.write({ orgId: integration.org_id, integrationId: integration.id, alerts: [result.alert], receivedAt: clock.now() });
+      const list = normalizeOrThrow(mappingOf(integration), body);
+      const clientIds = await clientIdsOf(integration, list);
+      return writer.write({ orgId: integration.org_id, integrationId: integration.id, alerts: list, clientIds, receivedAt: clock.now() });
+    },
+
+    /**
+     * What ingest would store for this payload, through `mapping` when given (null: the standard payload),
+     * or the errors it would answer with. Stores nothing. An invalid `mapping` itself is a 400.
+     */
+    async preview(integration: IntegrationRow, body: unknown, mapping?: Mapping | null): Promise<{ ok: boolean; alerts: AlertPreview[]; errors: ErrorDetail[] }> {
+      const invalid = mapping ? checkMapping(mapping) : [];
+      if (invalid.length > 0) throw new AppError('VALIDATION_ERROR', 'Mapping is invalid', invalid);
+      const result = normalizePayload(mapping === undefined ? mappingOf(integration) : mapping, body);
+      if (!result.ok) return { ok: false, alerts: [], errors: result.errors };
+      const clientIds = await clientIdsOf(integration, result.alerts);
+      const alerts = result.alerts.map((a, i) => ({
+        title: a.title,
+        severity: a.severity,
+        status: a.status,
+        source: a.source,
+        description: a.description,
+        fingerprint: a.fingerprint,
+        labels: a.labels,
+        annotations: a.annotations,
+        clientId: clientIds[i] ?? null,
+      }));
+      return { ok: true, alerts, errors: [] };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ErrorDetail } from '../../lib/errors.ts';
 import { SEVERITIES, STATUSES, type AlertStatus, type Severity } from '../alerts/alerts-fns.ts';
+import { applyMapping, explainError, type Mapping } from './mapping-fns.ts';
 
 export interface NormalizedAlert {
   title: string | null;
@@ -15,6 +16,7 @@ export interface NormalizedAlert {
 }
 
 export type NormalizeResult = { ok: true; alert: NormalizedAlert } | { ok: false; errors: ErrorDetail[] };
+export type NormalizeManyResult = { ok: true; alerts: NormalizedAlert[] } | { ok: false; errors: ErrorDetail[] };
 
 const MAX_TEXT = 4096;
 const MAX_DESCRIPTION = 65_536;
@@ -29,11 +31,37 @@ export function deriveFingerprint(title: string, source: string | null): string 
   return createHash('sha256').update(`${title}\u0000${source ?? ''}`).digest('hex').slice(0, 40);
 }
 
+/** At most this many error details per answer: a 1,000-alert payload with one bad field would list 1,000. */
+const MAX_ERRORS = 50;
+
+/**
+ * A sender's payload as the alerts to store: through the integration's mapping when it has one, else as a
+ * standard payload. All or nothing: one bad item makes the whole payload an error that names the item.
+ */
+export function normalizePayload(mapping: Mapping | null, body: unknown): NormalizeManyResult {
+  if (mapping === null) {
+    const r = normalize(body);
+    return r.ok ? { ok: true, alerts: [r.alert] } : r;
+  }
+  const mapped = applyMapping(mapping, body);
+  if (!mapped.ok) return mapped;
+  const alerts: NormalizedAlert[] = [];
+  const errors: ErrorDetail[] = [];
+  for (const item of mapped.items) {
+    const r = normalize(item.payload, item.raw);
+    if (r.ok) alerts.push(r.alert);
+    else errors.push(...r.errors.map((e) => explainError(item, e)));
+    if (errors.length >= MAX_ERRORS) break;
+  }
+  return errors.length > 0 ? { ok: false, errors: errors.slice(0, MAX_ERRORS) } : { ok: true, alerts };
+}
+
 /**
  * Checks a standard payload (interface §2.1, contract §4) and turns it into the stored form. Unknown
- * top-level fields are ignored; the whole payload is kept for inspection. Pure: no I/O, no clock.
+ * top-level fields are ignored; `raw` (the sender's own payload or element) is kept for inspection.
+ * Pure: no I/O, no clock.
  */
-export function normalize(payload: unknown): NormalizeResult {
+export function normalize(payload: unknown, raw: unknown = payload): NormalizeResult {
   if (!isPlainObject(payload)) return { ok: false, errors: [{ path: '', message: 'must be a JSON object' }] };
   const errors: ErrorDetail[] = [];
 
@@ -113,7 +141,7 @@ export function normalize(payload: unknown): NormalizeResult {
       fingerprint: fingerprint ?? dedupKey ?? deriveFingerprint(title as string, source),
       labels,
       annotations,
-      payload,
+      payload: raw,
     },
   };
 }

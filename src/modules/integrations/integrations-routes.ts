@@ -2,12 +2,17 @@ import { Type } from 'typebox';
 import { actorOf, principalOf } from '../../http/auth.ts';
 import { apiSchema, IdParams } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
-import { CreateIntegrationBody, Integration, IntegrationList, IntegrationListQuery, UpdateIntegrationBody } from './integrations-schemas.ts';
+import type { IngestService } from '../ingest/ingest-service.ts';
+import { PRESETS } from '../ingest/presets.ts';
+import {
+  CreateIntegrationBody, Integration, IntegrationList, IntegrationListQuery, PresetList, PreviewBody, PreviewResponse, RejectionList, UpdateIntegrationBody,
+} from './integrations-schemas.ts';
 import type { IntegrationsService } from './integrations-service.ts';
 
 const One = Type.Object({ data: Integration }, { additionalProperties: false });
 
-export function integrationsRoutes(app: Api, integrations: IntegrationsService): void {
+export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsService; ingest: IngestService }): void {
+  const { integrations, ingest } = deps;
   const read = { scope: 'integrations:read', tag: 'integrations' } as const;
   const write = { scope: 'integrations:write', tag: 'integrations' } as const;
 
@@ -21,6 +26,12 @@ export function integrationsRoutes(app: Api, integrations: IntegrationsService):
     schema: apiSchema({ ...write, summary: 'Create an integration', description: 'Returns its ingest token and URL.' },
       { body: CreateIntegrationBody, response: { 201: One } }),
   }, async (req, reply) => reply.code(201).send({ data: await integrations.create(principalOf(req).orgId, actorOf(req), req.body) }));
+
+  app.get('/integrations/presets', {
+    config: { scope: read.scope },
+    schema: apiSchema({ ...read, summary: 'List built-in presets', description: 'Each preset is a mapping for one sender, with a sample of what that sender posts.' },
+      { response: { 200: PresetList } }),
+  }, async () => ({ data: [...PRESETS] }));
 
   app.get('/integrations/:id', {
     config: { scope: read.scope },
@@ -37,6 +48,33 @@ export function integrationsRoutes(app: Api, integrations: IntegrationsService):
       handler: async (req) => ({ data: await integrations.update(principalOf(req).orgId, actorOf(req), req.params.id, req.body) }),
     });
   }
+
+  app.post('/integrations/:id/preview', {
+    config: { scope: read.scope },
+    schema: apiSchema({
+      ...read,
+      summary: 'Preview a mapping',
+      description: 'Runs a sample payload through the integration\'s mapping (or through `mapping`, unsaved) and returns the alerts ingest would store, or the errors it would answer with. Stores nothing.',
+    }, { params: IdParams, body: PreviewBody, response: { 200: PreviewResponse } }),
+  }, async (req) => {
+    const row = await integrations.row(principalOf(req).orgId, req.params.id);
+    return { data: await ingest.preview(row, req.body.payload, req.body.mapping) };
+  });
+
+  app.post('/integrations/:id/rotate-token', {
+    config: { scope: write.scope },
+    schema: apiSchema({ ...write, summary: 'Rotate the ingest token', description: 'Issues a new token and ingest URL; the old token is refused from the next request on. The rate-limit budget stays with the integration.' },
+      { params: IdParams, response: { 200: One } }),
+  }, async (req) => ({ data: await integrations.rotateToken(principalOf(req).orgId, actorOf(req), req.params.id) }));
+
+  app.get('/integrations/:id/rejections', {
+    config: { scope: read.scope },
+    schema: apiSchema({
+      ...read,
+      summary: 'Recently refused payloads',
+      description: 'The last 50 payloads this integration refused, newest first, with the error the sender got — to see why a sender\'s alerts are not arriving. Repeated 401 (disabled) and 429 refusals are logged once a minute; all are counted in `rejectedCount`.',
+    }, { params: IdParams, response: { 200: RejectionList } }),
+  }, async (req) => ({ data: await integrations.rejections(principalOf(req).orgId, req.params.id) }));
 
   app.delete('/integrations/:id', {
     config: { scope: write.scope },

@@ -1,20 +1,50 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
+import { SEVERITIES, STATUSES } from '../alerts/alerts-fns.ts';
+import { AlertPreview } from '../ingest/ingest-schemas.ts';
+import { MAX_ITEMS } from '../ingest/mapping-fns.ts';
+import { PRESET_NAMES } from '../ingest/presets.ts';
 
-/** Field mappings and presets other than `standard` arrive with the integrations issue; the column is ready. */
-export const PRESETS = ['standard'] as const;
+const Path = Type.String({ minLength: 1, maxLength: 512 });
+const Key = Type.String({ minLength: 1, maxLength: 200 });
+
+/** One schema for the mapping: request bodies, responses and the OpenAPI document all use it. */
+export const Mapping = Type.Object(
+  {
+    itemsPath: Type.Optional({ ...Path, description: `The payload holds an array of alerts at this path (at most ${MAX_ITEMS}); each element is one alert.` }),
+    fields: Type.Optional(Type.Record(Key, Type.Union([Path, Type.Array(Path, { minItems: 1, maxItems: 10 })]), {
+      maxProperties: 100,
+      description: 'Target → source path, or a list of paths tried in order. Targets: title, severity, status, source, description, fingerprint, dedup_key, labels, annotations, labels.<key>, annotations.<key>. Paths: dot notation resolved against the element (`a.b.0.c`; a numeric segment indexes an array), `$.` for the payload root. `__proto__`, `constructor` and `prototype` segments are refused. Standard fields present in the element and not mapped pass through.',
+    })),
+    severityMap: Type.Optional(Type.Record(Key, StringEnum(SEVERITIES), {
+      maxProperties: 100,
+      description: 'Sender value → severity: exact match, then case-insensitive; a standard value passes through; `*` catches any other value; otherwise 400.',
+    })),
+    statusMap: Type.Optional(Type.Record(Key, StringEnum(STATUSES), { maxProperties: 100, description: 'Sender value → status, matched like `severityMap`.' })),
+    defaults: Type.Optional(Type.Record(Key, Type.String({ maxLength: 4096 }), {
+      maxProperties: 100,
+      description: 'Values for targets (scalars or labels.<key> / annotations.<key>) that the payload leaves empty.',
+    })),
+  },
+  { additionalProperties: false, description: 'Field mapping (contract §4); null means the preset\'s mapping, or the standard payload for `standard`.' },
+);
+export type Mapping = Static<typeof Mapping>;
 
 export const Integration = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),
-    preset: StringEnum(PRESETS),
+    preset: StringEnum(PRESET_NAMES, { description: 'Built-in mapping used while `mapping` is null. See GET /integrations/presets.' }),
     enabled: Type.Boolean(),
     token: Type.String({ description: 'Ingest token: the only credential of the ingest URL. Treat it as a secret.' }),
     ingestUrl: Type.String({ description: 'POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`.' }),
-    mapping: Nullable(Type.Record(Type.String(), Type.Unknown(), { description: 'Field mapping; null means the standard payload.' })),
-    clientId: Nullable(Type.String()),
+    mapping: Nullable(Mapping),
+    clientId: Nullable(Type.String({ description: 'Alerts from this integration belong to this client unless their `labels.client` names another.' })),
+    lastAlertAt: Nullable({ ...Timestamp, description: 'When a payload was last accepted.' }),
+    acceptedCount: Type.Integer({ description: 'Payloads accepted (2xx).' }),
+    rejectedCount: Type.Integer({ description: 'Payloads refused (400, 413, 415, 429, or sent while disabled); see /rejections.' }),
+    lastRejectedAt: Nullable(Timestamp),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -24,20 +54,84 @@ export type Integration = Static<typeof Integration>;
 
 const editable = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
-  preset: StringEnum(PRESETS, { default: 'standard' }),
-  enabled: Type.Boolean({ default: true }),
+  preset: StringEnum(PRESET_NAMES),
+  enabled: Type.Boolean(),
+  mapping: Nullable(Mapping),
+  clientId: Nullable(Type.String({ maxLength: 200 })),
 };
 export const CreateIntegrationBody = Type.Object(
-  { name: editable.name, preset: Type.Optional(editable.preset), enabled: Type.Optional(editable.enabled) },
+  {
+    name: editable.name,
+    preset: Type.Optional({ ...editable.preset, default: 'standard' }),
+    enabled: Type.Optional({ ...editable.enabled, default: true }),
+    mapping: Type.Optional(editable.mapping),
+    clientId: Type.Optional(editable.clientId),
+  },
   { additionalProperties: false },
 );
 export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>;
 export const UpdateIntegrationBody = Type.Object(
   // No defaults here: the validator would fill them in, so `{}` would pass and a rename would re-enable a disabled integration.
-  { name: Type.Optional(editable.name), preset: Type.Optional(StringEnum(PRESETS)), enabled: Type.Optional(Type.Boolean()) },
+  {
+    name: Type.Optional(editable.name),
+    preset: Type.Optional(editable.preset),
+    enabled: Type.Optional(editable.enabled),
+    mapping: Type.Optional(editable.mapping),
+    clientId: Type.Optional(editable.clientId),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>;
 
 export const IntegrationList = listOf(Integration);
 export const IntegrationListQuery = Type.Object(PageQuery);
+
+export const PreviewBody = Type.Object(
+  {
+    payload: Type.Unknown({ description: 'A sample of what the sender posts.' }),
+    mapping: Type.Optional(Nullable({ ...Mapping, description: 'An unsaved mapping to try instead of the integration\'s; null tries the standard payload.' })),
+  },
+  { additionalProperties: false, required: ['payload'] },
+);
+export type PreviewBody = Static<typeof PreviewBody>;
+const Detail = Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false });
+export const PreviewResponse = Type.Object(
+  {
+    data: Type.Object(
+      {
+        ok: Type.Boolean({ description: 'Whether ingest would accept this payload.' }),
+        alerts: Type.Array(AlertPreview, { description: 'The normalized alerts, when ok.' }),
+        errors: Type.Array(Detail, { description: 'Why ingest would answer 400, when not ok.' }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Rejection = Type.Object(
+  {
+    id: Type.String(),
+    status: Type.Integer({ description: 'HTTP status the sender got.' }),
+    code: Type.String(),
+    error: Type.String(),
+    details: Nullable(Type.Array(Detail)),
+    payload: Nullable(Type.String({ description: 'The start of the body as received (up to 16 KiB), when it was read.' })),
+    createdAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+export type Rejection = Static<typeof Rejection>;
+export const RejectionList = Type.Object({ data: Type.Array(Rejection) }, { additionalProperties: false });
+
+export const Preset = Type.Object(
+  {
+    name: Type.String(),
+    title: Type.String(),
+    setup: Type.String(),
+    mapping: Nullable(Mapping),
+    sample: Type.Record(Type.String(), Type.Unknown(), { description: 'A realistic payload of this sender.' }),
+  },
+  { additionalProperties: false },
+);
+export const PresetList = Type.Object({ data: Type.Array(Preset) }, { additionalProperties: false });

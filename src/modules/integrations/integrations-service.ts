@@ -8,30 +8,89 @@ import { newId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import type { IntegrationRow, IntegrationsRepo } from './integrations-repo.ts';
-import type { CreateIntegrationBody, Integration, UpdateIntegrationBody } from './integrations-schemas.ts';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import { isoOrNull } from '../../lib/clock.ts';
+import { checkMapping } from '../ingest/mapping-fns.ts';
+import type { ClientsRepo } from '../clients/clients-repo.ts';
+import type { DeliveryStats } from './delivery-stats.ts';
+import type { IntegrationRow, IntegrationsRepo, RejectionRow } from './integrations-repo.ts';
+import type { CreateIntegrationBody, Integration, Mapping, Rejection, UpdateIntegrationBody } from './integrations-schemas.ts';
+
+/** Bodies kept with a rejection: enough to see what the sender sent, bounded. */
+const PAYLOAD_KEPT = 16 * 1024;
 
 /** 192 random bits, URL-safe: the token travels in the ingest URL path. */
 const newToken = (): string => randomBytes(24).toString('base64url');
 
-export function integrationsService(deps: { store: Store; repo: IntegrationsRepo; audit: AuditService; clock: Clock; cursors: CursorCodec; baseUrl: string }) {
-  const { store, repo, audit, clock, cursors, baseUrl } = deps;
+export function integrationsService(deps: {
+  store: Store;
+  repo: IntegrationsRepo;
+  clients: ClientsRepo;
+  audit: AuditService;
+  stats: DeliveryStats;
+  clock: Clock;
+  cursors: CursorCodec;
+  baseUrl: string;
+}) {
+  const { store, repo, clients, audit, stats, clock, cursors, baseUrl } = deps;
 
-  const toIntegration = (r: IntegrationRow): Integration => ({
+  const toIntegration = (r: IntegrationRow): Integration => {
+    const d = stats.unflushed(r.id);
+    const lastAlertAt = Math.max(r.last_alert_at ?? 0, d?.lastAlertAt ?? 0);
+    const lastRejectedAt = Math.max(r.last_rejected_at ?? 0, d?.lastRejectedAt ?? 0);
+    return {
+      id: r.id,
+      name: r.name,
+      preset: r.preset,
+      enabled: r.enabled === 1,
+      token: r.token,
+      ingestUrl: `${baseUrl}/api/inbound/webhook/${r.token}`,
+      mapping: r.mapping === null ? null : store.readJson<Mapping>(r.mapping),
+      clientId: r.client_id,
+      lastAlertAt: lastAlertAt === 0 ? null : iso(lastAlertAt),
+      acceptedCount: Number(r.accepted_count) + (d?.accepted ?? 0),
+      rejectedCount: Number(r.rejected_count) + (d?.rejected ?? 0),
+      lastRejectedAt: lastRejectedAt === 0 ? null : iso(lastRejectedAt),
+      createdAt: iso(r.created_at),
+      updatedAt: iso(r.updated_at),
+    };
+  };
+
+  const toRejection = (r: RejectionRow): Rejection => ({
     id: r.id,
-    name: r.name,
-    preset: r.preset as Integration['preset'],
-    enabled: r.enabled === 1,
-    token: r.token,
-    ingestUrl: `${baseUrl}/api/inbound/webhook/${r.token}`,
-    mapping: r.mapping === null ? null : store.readJson(r.mapping),
-    clientId: r.client_id,
+    status: r.status,
+    code: r.code,
+    error: r.error,
+    details: r.details === null ? null : store.readJson<ErrorDetail[]>(r.details),
+    payload: r.payload,
     createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
   });
+
+  /** What the schema cannot check: the mapping's paths and targets, and that the client is the organization's. */
+  async function checkLinks(db: Kysely<DB>, orgId: string, input: { mapping?: Mapping | null | undefined; clientId?: string | null | undefined }): Promise<void> {
+    const errors = input.mapping ? checkMapping(input.mapping) : [];
+    if (input.clientId != null && !(await clients.get(db, orgId, input.clientId))) {
+      errors.push({ path: '/clientId', message: 'no such client in this organization' });
+    }
+    if (errors.length > 0) throw new AppError('VALIDATION_ERROR', 'Integration is invalid', errors);
+  }
+
+  // A sender over its rate limit, or still posting to a disabled integration, repeats the same refusal many
+  // times a minute: the first of each minute is logged (all are counted), so the log keeps other reasons.
+  const lastLogged = new Map<string, number>();
+  const firstInWindow = (key: string, status: number, now: number): boolean => {
+    if (status !== 401 && status !== 429) return true;
+    const last = lastLogged.get(key);
+    if (last !== undefined && now - last < 60_000) return false;
+    lastLogged.set(key, now);
+    return true;
+  };
 
   return {
     async create(orgId: string, actor: Actor, input: CreateIntegrationBody): Promise<Integration> {
+      await checkLinks(store.db, orgId, input);
       const now = clock.now();
       const row: IntegrationRow = {
         id: newId('int'),
@@ -40,8 +99,8 @@ export function integrationsService(deps: { store: Store; repo: IntegrationsRepo
         preset: input.preset ?? 'standard',
         enabled: input.enabled === false ? 0 : 1,
         token: newToken(),
-        mapping: null,
-        client_id: null,
+        mapping: input.mapping ? JSON.stringify(input.mapping) : null,
+        client_id: input.clientId ?? null,
         accepted_count: 0,
         rejected_count: 0,
         last_alert_at: null,
@@ -69,10 +128,13 @@ export function integrationsService(deps: { store: Store; repo: IntegrationsRepo
 
     async update(orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody): Promise<Integration> {
       const row = await store.db.transaction().execute(async (trx) => {
+        await checkLinks(trx, orgId, input);
         const updated = await repo.update(trx, orgId, id, {
           ...(input.name !== undefined && { name: input.name }),
           ...(input.preset !== undefined && { preset: input.preset }),
           ...(input.enabled !== undefined && { enabled: input.enabled ? 1 : 0 }),
+          ...(input.mapping !== undefined && { mapping: input.mapping === null ? null : JSON.stringify(input.mapping) }),
+          ...(input.clientId !== undefined && { client_id: input.clientId }),
           updated_at: clock.now(),
         });
         if (!updated) throw notFound('Integration');
@@ -89,10 +151,50 @@ export function integrationsService(deps: { store: Store; repo: IntegrationsRepo
       });
     },
 
-    /** The integration behind an ingest token, if it exists and is enabled. */
-    async byToken(token: string): Promise<IntegrationRow | null> {
-      const row = await repo.byToken(store.db, token);
-      return row && row.enabled === 1 ? row : null;
+    /** A new token; the old one is refused from the next request on, on every instance (tokens are read from the store). */
+    async rotateToken(orgId: string, actor: Actor, id: string): Promise<Integration> {
+      const row = await store.db.transaction().execute(async (trx) => {
+        const updated = await repo.update(trx, orgId, id, { token: newToken(), updated_at: clock.now() });
+        if (!updated) throw notFound('Integration');
+        await audit.record(trx, { orgId, action: 'integration.token_rotated', actor, target: { type: 'integration', id } });
+        return updated;
+      });
+      return toIntegration(row);
+    },
+
+    /** The integration behind an ingest token, enabled or not (a disabled one's refusals are logged). */
+    byToken: async (token: string): Promise<IntegrationRow | null> => (await repo.byToken(store.db, token)) ?? null,
+
+    /** The stored row, for previews (null when it is not the organization's). */
+    row: async (orgId: string, id: string): Promise<IntegrationRow> => {
+      const row = await repo.get(store.db, orgId, id);
+      if (!row) throw notFound('Integration');
+      return row;
+    },
+
+    accepted: (integration: IntegrationRow) => stats.accepted(integration.id, clock.now()),
+
+    /** Counts a refused payload and logs why, with the start of its body, for GET /rejections. */
+    async rejected(integration: IntegrationRow, status: number, error: { code: string; error: string; details: ErrorDetail[] | null }, payload: string | null): Promise<void> {
+      const now = clock.now();
+      stats.rejected(integration.id, now);
+      if (!firstInWindow(`${integration.id}:${status}`, status, now)) return;
+      await repo.addRejection(store.db, {
+        id: newId('rej'),
+        org_id: integration.org_id,
+        integration_id: integration.id,
+        status,
+        code: error.code,
+        error: error.error,
+        details: error.details === null ? null : JSON.stringify(error.details),
+        payload: payload === null ? null : payload.slice(0, PAYLOAD_KEPT),
+        created_at: now,
+      });
+    },
+
+    async rejections(orgId: string, id: string): Promise<Rejection[]> {
+      if (!(await repo.get(store.db, orgId, id))) throw notFound('Integration');
+      return (await repo.rejections(store.db, orgId, id)).map(toRejection);
     },
   };
 }
