@@ -84,3 +84,13 @@ function makeStore(db: Kysely<DB>, dialect: Dialect): Store {
 export function inTransaction<T>(db: Kysely<DB>, fn: (trx: Kysely<DB>) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
 }
+
+/**
+ * A write refused by a unique constraint: PostgreSQL's unique_violation (23505, optionally the named
+ * constraint), SQLite's SQLITE_CONSTRAINT_UNIQUE (2067; its message names columns, not constraints).
+ */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: unknown; constraint?: unknown; errcode?: unknown };
+  if (e?.code === '23505') return constraint === undefined || e.constraint === constraint;
+  return Number(e?.errcode) === 2067;
+}

@@ -1,0 +1,43 @@
+import type { Kysely, Updateable } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { countRows, keysetPage } from '../../db/keyset.ts';
+import type { Keyset } from '../../lib/pagination.ts';
+
+export type ClientRow = DB['clients'];
+
+/**
+ * The clients of the organization whose slug is one of `slugs` (ingest matches `labels.client` against
+ * them); a slug with no client is simply absent from the result.
+ */
+export async function bySlugs(db: Kysely<DB>, orgId: string, slugs: string[]): Promise<Array<{ id: string; slug: string }>> {
+  const wanted = [...new Set(slugs)];
+  if (wanted.length === 0) return [];
+  return db.selectFrom('clients').select(['id', 'slug']).where('org_id', '=', orgId).where('slug', 'in', wanted).execute();
+}
+
+export function clientsRepo() {
+  const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('clients').where('org_id', '=', orgId);
+  return {
+    insert: (db: Kysely<DB>, row: ClientRow) => db.insertInto('clients').values(row).execute(),
+    get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
+    bySlugs,
+    page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
+      keysetPage(scoped(db, orgId).selectAll(), limit, after).execute(),
+    count: (db: Kysely<DB>, orgId: string) => countRows(scoped(db, orgId)),
+    update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<ClientRow>) =>
+      db.updateTable('clients').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
+    remove: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> => {
+      const r = await db.deleteFrom('clients').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) === 1;
+    },
+    /** Whether a suppression window is scoped to the client. */
+    hasSuppressionWindows: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> =>
+      (await db.selectFrom('suppression_windows').select('id').where('org_id', '=', orgId).where('client_id', '=', id).limit(1).executeTakeFirst()) !== undefined,
+    /** Unlinks the client's alerts and integrations (they are kept, belonging to no client). */
+    detach: async (db: Kysely<DB>, orgId: string, id: string, at: number): Promise<void> => {
+      await db.updateTable('alerts').set({ client_id: null, updated_at: at }).where('org_id', '=', orgId).where('client_id', '=', id).execute();
+      await db.updateTable('integrations').set({ client_id: null, updated_at: at }).where('org_id', '=', orgId).where('client_id', '=', id).execute();
+    },
+  };
+}
+export type ClientsRepo = ReturnType<typeof clientsRepo>;
