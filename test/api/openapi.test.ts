@@ -26,6 +26,7 @@ describe('served OpenAPI document', () => {
     const expected = [
       'get /alerts', 'post /alerts/bulk', 'get /alerts/{id}', 'post /alerts/{id}/acknowledge', 'post /alerts/{id}/resolve',
       'get /integrations', 'post /integrations', 'get /integrations/{id}', 'put /integrations/{id}', 'patch /integrations/{id}', 'delete /integrations/{id}',
+      'get /clients', 'post /clients', 'get /clients/{id}', 'put /clients/{id}', 'patch /clients/{id}', 'delete /clients/{id}',
       'get /users', 'get /api-keys', 'post /api-keys', 'delete /api-keys/{id}', 'get /audit-log',
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
@@ -53,6 +54,10 @@ describe('served OpenAPI document', () => {
     assert.equal(scopeOf('get', '/alerts'), 'alerts:read');
     assert.equal(scopeOf('post', '/alerts/bulk'), 'alerts:write');
     assert.equal(scopeOf('delete', '/integrations/{id}'), 'integrations:write');
+    assert.equal(scopeOf('get', '/clients'), 'clients:read');
+    assert.equal(scopeOf('post', '/clients'), 'clients:write');
+    assert.equal(scopeOf('put', '/clients/{id}'), 'clients:write');
+    assert.equal(scopeOf('delete', '/clients/{id}'), 'clients:write');
     assert.equal(scopeOf('get', '/users'), 'users:read');
     assert.equal(scopeOf('post', '/api-keys'), 'api_keys:write');
     assert.equal(scopeOf('get', '/audit-log'), 'audit:read');

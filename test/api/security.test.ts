@@ -31,6 +31,8 @@ function validBody(op: Op): unknown {
   if (op.template === '/alerts/bulk') return { action: 'acknowledge', ids: ['x'] };
   if (op.template === '/api-keys') return { name: 'k', scopes: ['alerts:read'] };
   if (op.template.startsWith('/integrations')) return { name: 'renamed' };
+  if (op.template.startsWith('/suppression')) return { name: 'renamed', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' };
+  if (op.template.startsWith('/clients')) return { name: 'renamed', slug: 'renamed' };
   return {};
 }
 
@@ -102,10 +104,14 @@ for (const kind of STORE_KINDS) {
       const integ = await h.integration(other);
       const ingested = await h.ingest(integ.path, { title: 'theirs', severity: 'high' });
       const theirKey = await createKey(h, other, ['alerts:read']);
+      const theirWindow = await h.req('POST', '/api/v1/suppression', { key: other.key, body: { name: 'Theirs', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' } });
+      const theirClient = await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'Theirs', slug: 'theirs' } });
       const foreignIds: Record<string, string> = {
         alerts: ingested.body.data.alerts[0].alertId,
         integrations: integ.id,
         'api-keys': theirKey.id,
+        suppression: theirWindow.body.data.id,
+        clients: theirClient.body.data.id,
       };
       const withId = ops.filter((op) => op.template.includes('{id}'));
       assert.ok(withId.length >= 6);
@@ -123,13 +129,17 @@ for (const kind of STORE_KINDS) {
       assert.equal(still.body.data.status, 'firing');
       const theirKeys = await h.req('GET', '/api/v1/api-keys', { key: other.key });
       assert.ok(theirKeys.body.data.some((k: { id: string }) => k.id === theirKey.id));
+      assert.deepEqual((await h.req('GET', `/api/v1/suppression/${foreignIds.suppression}`, { key: other.key })).body.data, theirWindow.body.data);
+      assert.deepEqual((await h.req('GET', `/api/v1/clients/${foreignIds.clients}`, { key: other.key })).body.data, theirClient.body.data);
     });
 
     it('never lists another organization\'s records', async () => {
       const other = await h.newOrg('Other2');
       const integ = await h.integration(other);
       await h.ingest(integ.path, { title: 'secret-title', severity: 'high' });
-      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
+      await h.req('POST', '/api/v1/suppression', { key: other.key, body: { name: 'secret-title', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' } });
+      await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'secret-title', slug: 'secret-title' } });
+      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
         const r = await h.req('GET', `${path}?limit=100`);
         assert.equal(r.status, 200);
         assert.ok(!r.raw.includes(other.id) && !r.raw.includes(integ.id) && !r.raw.includes('secret-title'), `${path} leaks another organization's data`);
