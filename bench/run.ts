@@ -6,12 +6,13 @@
  * creates an organization with the CLI and an integration through the API, then drives it with autocannon:
  *   new   — ingest, every request a new fingerprint (a new alert each)
  *   dup   — ingest, the same fingerprint every time (deduplicated)
+ *   mapped — ingest through the `alertmanager` preset: Alertmanager's webhook body with 10 new alerts per request
  *   list  — GET /api/v1/alerts (first page, limit 25) with ≥ 100,000 alerts in the organization
  *   list10 — the same with 10 connections
  *   list1 — the same with one connection: the service time of one request without queueing
  * It prints a markdown table and, for a full run, rewrites its sections of docs/benchmarks.md.
  *
- * Other flags: --scenarios new,dup,list,list10,list1  --seed 100000  --cpu-prof DIR (profile the server; the
+ * Other flags: --scenarios new,dup,mapped,list,list10,list1  --seed 100000  --cpu-prof DIR (profile the server; the
  * .cpuprofile is written when it shuts down; summarize it with `node bench/profile-summary.ts DIR`)
  * --write-docs (also for a quick run)  --no-docs (never).
  */
@@ -45,8 +46,10 @@ const SERVER_NODE_FLAGS: string[] = (JSON.parse(readFileSync(path.join(ROOT, 'pa
   .scripts.start.split(/\s+/).filter((t) => t.startsWith('--'));
 
 type StoreKind = 'sqlite' | 'postgres';
-type ScenarioName = 'new' | 'dup' | 'list' | 'list10' | 'list1';
-const ALL_SCENARIOS: readonly ScenarioName[] = ['new', 'dup', 'list', 'list10', 'list1'];
+type ScenarioName = 'new' | 'dup' | 'mapped' | 'list' | 'list10' | 'list1';
+const ALL_SCENARIOS: readonly ScenarioName[] = ['new', 'dup', 'mapped', 'list', 'list10', 'list1'];
+/** Alerts in each request of the `mapped` scenario. */
+const ALERTS_PER_MAPPED_REQUEST = 10;
 
 // ---------------------------------------------------------------------------------------------------------
 // Options
@@ -64,7 +67,7 @@ interface Options {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nUsage: npm run bench -- [--store sqlite|postgres] [--duration N] [--connections N] [--seed N] [--scenarios new,dup,list,list10,list1] [--cpu-prof DIR] [--node-option FLAG]... [--write-docs|--no-docs]\n`);
+  process.stderr.write(`bench: ${message}\nUsage: npm run bench -- [--store sqlite|postgres] [--duration N] [--connections N] [--seed N] [--scenarios new,dup,mapped,list,list10,list1] [--cpu-prof DIR] [--node-option FLAG]... [--write-docs|--no-docs]\n`);
   process.exit(2);
 }
 
@@ -542,11 +545,14 @@ interface Measurement {
   cpu: CpuUse;
   load1: number;
   note: string;
+  /** Alerts per second, where a request carries several. */
+  alertsPerSec?: number;
 }
 
 const LABELS: Record<ScenarioName, string> = {
   new: 'ingest, new alert per request',
   dup: 'ingest, duplicate (same fingerprint)',
+  mapped: `ingest via alertmanager preset, ${ALERTS_PER_MAPPED_REQUEST} new alerts per request`,
   list: 'GET /api/v1/alerts first page',
   list10: 'GET /api/v1/alerts first page, 10 connections',
   list1: 'GET /api/v1/alerts first page, 1 connection',
@@ -612,6 +618,32 @@ function ingestRequests(token: string, fingerprint: () => string): RequestSpec[]
         fingerprint: fp,
         description: 'Synthetic alert sent by npm run bench',
         labels: { host: 'web-1', env: 'bench', service: 'checkout' },
+      });
+      return req;
+    },
+  }];
+}
+
+/** Alertmanager's webhook body (version 4) with fresh fingerprints: what the `alertmanager` preset maps. */
+function alertmanagerRequests(token: string, fingerprint: () => string): RequestSpec[] {
+  return [{
+    method: 'POST',
+    path: `/api/inbound/webhook/${token}`,
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (req) => {
+      const alerts = Array.from({ length: ALERTS_PER_MAPPED_REQUEST }, (_, i) => ({
+        status: 'firing',
+        labels: { alertname: 'HighLatency', instance: `web-${i}:9100`, job: 'checkout', severity: i % 2 === 0 ? 'critical' : 'warning' },
+        annotations: { summary: `p99 latency above 500 ms on web-${i}`, description: 'Synthetic alert sent by npm run bench', runbook_url: 'https://runbooks.example.com/latency' },
+        startsAt: '2026-11-21T09:58:00.000Z',
+        endsAt: '0001-01-01T00:00:00Z',
+        generatorURL: 'http://prometheus.example.com:9090/graph',
+        fingerprint: fingerprint(),
+      }));
+      req.body = JSON.stringify({
+        version: '4', groupKey: '{}:{alertname="HighLatency"}', truncatedAlerts: 0, status: 'firing', receiver: 'alertflow',
+        groupLabels: { alertname: 'HighLatency' }, commonLabels: { alertname: 'HighLatency', job: 'checkout' }, commonAnnotations: {},
+        externalURL: 'http://alertmanager.example.com:9093', alerts,
       });
       return req;
     },
@@ -713,6 +745,24 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
         measurements.push(toMeasurement('dup', c, d, r, note));
       }
 
+      if (want('mapped') && !interrupted) {
+        const am = await api<{ data: { token: string } }>(server, 'POST', '/api/v1/integrations', apiKey, { name: 'Bench Alertmanager', preset: 'alertmanager' });
+        const before = await alertTotal(server, apiKey);
+        log(`${kind}: warm-up ${WARMUP_SECONDS} s`);
+        const warm = await load(server, c, WARMUP_SECONDS, alertmanagerRequests(am.data.token, fresh));
+        log(`${kind}: Alertmanager payloads, ${ALERTS_PER_MAPPED_REQUEST} alerts each, ${c} connections, ${d} s`);
+        const r = await load(server, c, d, alertmanagerRequests(am.data.token, fresh));
+        const stored = (await alertTotal(server, apiKey)) - before;
+        const answered = (warm.result['2xx'] + r.result['2xx']) * ALERTS_PER_MAPPED_REQUEST;
+        const sent = (warm.result.requests.sent + r.result.requests.sent) * ALERTS_PER_MAPPED_REQUEST;
+        // All or nothing per request: the stored count is a whole number of payloads between answered and sent.
+        const ok = stored >= answered && stored <= sent && stored % ALERTS_PER_MAPPED_REQUEST === 0;
+        const perSecond = r.result.requests.average * ALERTS_PER_MAPPED_REQUEST;
+        const note = `${fmt(perSecond)} alerts/s; ${stored} alerts stored for ${answered} alerts in 2xx answers and ${sent} sent (warm-up included)${ok ? '' : ' — MISMATCH'}`;
+        if (!ok) notes.push(`mapped run: ${note}`);
+        measurements.push({ ...toMeasurement('mapped', c, d, r, note), alertsPerSec: perSecond });
+      }
+
       const listRuns = ([['list', c], ['list10', 10], ['list1', 1]] as const).filter(([name]) => want(name));
       if (listRuns.length > 0 && !interrupted) {
         const before = await alertTotal(server, apiKey);
@@ -776,6 +826,10 @@ function verdicts(run: StoreRun): Verdict[] {
   const dupTarget = run.kind === 'sqlite' ? 6_000 : 2_000;
   const n = by('new');
   if (n) out.push({ target: `new alerts ≥ ${fmt(newTarget)}/s`, measured: `${fmt(n.reqPerSec)}/s`, met: n.reqPerSec >= newTarget });
+  const mapped = by('mapped');
+  if (mapped?.alertsPerSec !== undefined && run.kind === 'sqlite') {
+    out.push({ target: 'alerts through a mapping ≥ 10,000/s', measured: `${fmt(mapped.alertsPerSec)}/s`, met: mapped.alertsPerSec >= 10_000 });
+  }
   const d = by('dup');
   if (d) out.push({ target: `duplicates ≥ ${fmt(dupTarget)}/s`, measured: `${fmt(d.reqPerSec)}/s`, met: d.reqPerSec >= dupTarget });
   for (const l of [by('list'), by('list10'), by('list1')]) {
