@@ -244,7 +244,7 @@ for (const kind of STORE_KINDS) {
       const before = await c.snapshot();
       const cases: Array<[BodyRoute, Record<string, unknown>, string[]]> = [
         [BODY_ROUTES[0] as BodyRoute, { name: 'x', token: 'chosen-token', orgId: 'org_other' }, ['/token', '/orgId']],
-        [BODY_ROUTES[0] as BodyRoute, { name: 'x', id: 'int_mine', mapping: { fields: {} } }, ['/id', '/mapping']],
+        [BODY_ROUTES[0] as BodyRoute, { name: 'x', id: 'int_mine', acceptedCount: 5 }, ['/id', '/acceptedCount']],
         [BODY_ROUTES[1] as BodyRoute, { name: 'k', scopes: ['alerts:read'], key: 'af_test_chosen', orgId: 'org_other' }, ['/key', '/orgId']],
         [BODY_ROUTES[1] as BodyRoute, { name: 'k', scopes: ['alerts:read'], revokedAt: null }, ['/revokedAt']],
         [BODY_ROUTES[2] as BodyRoute, { action: 'resolve', ids: [c.alertId], force: true }, ['/force']],

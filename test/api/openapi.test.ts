@@ -26,7 +26,9 @@ describe('served OpenAPI document', () => {
     const expected = [
       'get /alerts', 'post /alerts/bulk', 'get /alerts/{id}', 'post /alerts/{id}/acknowledge', 'post /alerts/{id}/resolve',
       'get /integrations', 'post /integrations', 'get /integrations/{id}', 'put /integrations/{id}', 'patch /integrations/{id}', 'delete /integrations/{id}',
+      'get /integrations/presets', 'post /integrations/{id}/preview', 'post /integrations/{id}/rotate-token', 'get /integrations/{id}/rejections',
       'get /clients', 'post /clients', 'get /clients/{id}', 'put /clients/{id}', 'patch /clients/{id}', 'delete /clients/{id}',
+      'get /suppression', 'post /suppression', 'get /suppression/{id}', 'put /suppression/{id}', 'patch /suppression/{id}', 'delete /suppression/{id}',
       'get /users', 'get /api-keys', 'post /api-keys', 'delete /api-keys/{id}', 'get /audit-log',
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
@@ -58,6 +60,11 @@ describe('served OpenAPI document', () => {
     assert.equal(scopeOf('post', '/clients'), 'clients:write');
     assert.equal(scopeOf('put', '/clients/{id}'), 'clients:write');
     assert.equal(scopeOf('delete', '/clients/{id}'), 'clients:write');
+    assert.equal(scopeOf('get', '/suppression'), 'suppression:read');
+    assert.equal(scopeOf('get', '/suppression/{id}'), 'suppression:read');
+    assert.equal(scopeOf('post', '/suppression'), 'suppression:write');
+    assert.equal(scopeOf('put', '/suppression/{id}'), 'suppression:write');
+    assert.equal(scopeOf('delete', '/suppression/{id}'), 'suppression:write');
     assert.equal(scopeOf('get', '/users'), 'users:read');
     assert.equal(scopeOf('post', '/api-keys'), 'api_keys:write');
     assert.equal(scopeOf('get', '/audit-log'), 'audit:read');

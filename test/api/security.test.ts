@@ -30,6 +30,8 @@ function validBody(op: Op): unknown {
   if (op.method === 'GET' || op.method === 'DELETE') return undefined;
   if (op.template === '/alerts/bulk') return { action: 'acknowledge', ids: ['x'] };
   if (op.template === '/api-keys') return { name: 'k', scopes: ['alerts:read'] };
+  if (op.template === '/integrations/{id}/preview') return { payload: { title: 't', severity: 'low' } };
+  if (op.template === '/integrations/{id}/rotate-token') return undefined;
   if (op.template.startsWith('/integrations')) return { name: 'renamed' };
   if (op.template.startsWith('/suppression')) return { name: 'renamed', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' };
   if (op.template.startsWith('/clients')) return { name: 'renamed', slug: 'renamed' };
