@@ -24,6 +24,8 @@ export interface Config {
   readonly trustProxy: boolean | number | string[];
   /** Commit concurrent ingest requests in one transaction (SQLite group commit). */
   readonly ingestBatchMax: number;
+  /** How often alerts of ended suppression windows are returned to firing. */
+  readonly suppressionSweepSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -122,5 +124,6 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     trustProxy: trustProxy(env),
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
+    suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),
   });
 }

@@ -21,6 +21,8 @@ import { integrationsRepo } from './modules/integrations/integrations-repo.ts';
 import { integrationsService } from './modules/integrations/integrations-service.ts';
 import { orgsRepo } from './modules/orgs/orgs-repo.ts';
 import { orgsService } from './modules/orgs/orgs-service.ts';
+import { suppressionRepo } from './modules/suppression/suppression-repo.ts';
+import { suppressionService } from './modules/suppression/suppression-service.ts';
 import { usersRepo } from './modules/users/users-repo.ts';
 import { usersService } from './modules/users/users-service.ts';
 
@@ -66,7 +68,10 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const integrations = integrationsService({ store, repo: integrationRows, clients: clientRows, audit, stats, clock, cursors, baseUrl: config.baseUrl });
   const alertRows = alertsRepo(store);
   const alerts = alertsService({ store, repo: alertRows, clock, cursors });
-  const ingest = ingestService({ store, alerts: alertRows, clients: clientRows, clock, batchMax: config.ingestBatchMax });
+  const suppressionRows = suppressionRepo(store);
+  const ingest = ingestService({ store, alerts: alertRows, clients: clientRows, suppression: suppressionRows, clock, batchMax: config.ingestBatchMax });
+  const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
+  const sweeper = suppression.startSweeper(config.suppressionSweepSeconds * 1000);
 
   return {
     config,
@@ -81,8 +86,10 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     integrations,
     alerts,
     ingest,
+    suppression,
     /** Flushes buffered audit events and counters, then closes Redis and the store. */
     async close(): Promise<void> {
+      await sweeper.stop();
       await audit.close();
       await stats.close();
       // quit() needs a live connection; without one, stop reconnecting instead.

@@ -11,6 +11,7 @@ import { auditRoutes } from '../modules/audit/audit-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
+import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { restAuth } from './auth.ts';
 import { errorBody, toAppError } from './errors.ts';
@@ -103,6 +104,7 @@ export async function buildApp(c: Container, log: Logger) {
     alertsRoutes(api, c.alerts);
     integrationsRoutes(api, c);
     clientsRoutes(api, c.clients);
+    suppressionRoutes(api, c.suppression);
     apiKeysRoutes(api, c);
     usersRoutes(api, c.users);
     auditRoutes(api, c.audit);

@@ -30,7 +30,7 @@ export interface UpsertResult {
 const LIST_COLUMNS = [
   'id', 'org_id', 'integration_id', 'client_id', 'incident_id', 'fingerprint', 'title', 'severity', 'status', 'source',
   'description', 'labels', 'annotations', 'occurrences', 'last_seen_at', 'acknowledged_at', 'acknowledged_by_type',
-  'acknowledged_by_id', 'resolved_at', 'resolved_by_type', 'resolved_by_id', 'created_at', 'updated_at',
+  'acknowledged_by_id', 'resolved_at', 'resolved_by_type', 'resolved_by_id', 'suppression_id', 'created_at', 'updated_at',
 ] as const;
 export type AlertListRow = Pick<AlertRow, (typeof LIST_COLUMNS)[number]>;
 
@@ -78,10 +78,12 @@ export function alertsRepo(store: Store) {
     /**
      * Inserts a new open alert, or — when the organization already has an open alert with this fingerprint —
      * updates that one. The partial unique index decides which, atomically, even across instances.
-     * `firing` keeps the open alert's status; `acknowledged` / `suppressed` move it there.
+     * `sent`, the status the payload asked for, decides what happens to an open alert: `firing` keeps its
+     * status (even when the new row itself would be stored `suppressed` by a suppression window);
+     * `acknowledged` / `suppressed` move it there, and the sender's status then no longer belongs to a window.
      */
-    async upsertOpen(db: Kysely<DB>, row: AlertRow): Promise<UpsertResult> {
-      const moves = row.status !== 'firing';
+    async upsertOpen(db: Kysely<DB>, row: AlertRow, sent: AlertStatus = row.status as AlertStatus): Promise<UpsertResult> {
+      const moves = sent !== 'firing';
       const r = await db.insertInto('alerts').values(row)
         .onConflict((oc) => oc.columns(['org_id', 'fingerprint']).where(OPEN_INDEX_PREDICATE)
           .doUpdateSet((eb) => ({
@@ -89,8 +91,8 @@ export function alertsRepo(store: Store) {
             last_seen_at: eb.ref('excluded.last_seen_at'),
             updated_at: eb.ref('excluded.updated_at'),
             payload: eb.ref('excluded.payload'),
-            ...(moves && { status: eb.ref('excluded.status') }),
-            ...(row.status === 'acknowledged' && {
+            ...(moves && { status: eb.ref('excluded.status'), suppression_id: eb.ref('excluded.suppression_id') }),
+            ...(sent === 'acknowledged' && {
               acknowledged_at: eb.fn.coalesce('alerts.acknowledged_at', 'excluded.acknowledged_at'),
               acknowledged_by_type: eb.fn.coalesce('alerts.acknowledged_by_type', 'excluded.acknowledged_by_type'),
               acknowledged_by_id: eb.fn.coalesce('alerts.acknowledged_by_id', 'excluded.acknowledged_by_id'),

@@ -18,6 +18,7 @@ const alertFields = {
   integrationId: Nullable(Type.String()),
   clientId: Nullable(Type.String()),
   incidentId: Nullable(Type.String()),
+  suppressionId: Nullable(Type.String({ description: 'While `suppressed` by a suppression window: that window.' })),
   occurrences: Type.Integer({ description: 'Payloads received for this alert (1 + deduplicated repeats).' }),
   lastSeenAt: Timestamp,
   acknowledgedAt: Nullable(Timestamp),

@@ -36,6 +36,7 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; clock: Clo
     integrationId: r.integration_id,
     clientId: r.client_id,
     incidentId: r.incident_id,
+    suppressionId: r.status === 'suppressed' ? r.suppression_id : null,
     occurrences: r.occurrences,
     lastSeenAt: iso(r.last_seen_at),
     acknowledgedAt: isoOrNull(r.acknowledged_at),

@@ -9,6 +9,8 @@ import type { AlertStatus } from '../alerts/alerts-fns.ts';
 import type { AlertRow, AlertsRepo } from '../alerts/alerts-repo.ts';
 import type { ClientsRepo } from '../clients/clients-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
+import { matchingWindow, type SuppressionWindow } from '../suppression/suppression-fns.ts';
+import type { SuppressionRepo } from '../suppression/suppression-repo.ts';
 import type { AlertPreview, IngestOutcome } from './ingest-schemas.ts';
 import { groupCommitWriter, perRequestWriter } from './ingest-writer.ts';
 import { checkMapping, type Mapping } from './mapping-fns.ts';
@@ -24,8 +26,8 @@ interface IngestJob {
   receivedAt: number;
 }
 
-export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients: ClientsRepo; clock: Clock; batchMax: number }) {
-  const { store, alerts, clients, clock } = deps;
+export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients: ClientsRepo; suppression: Pick<SuppressionRepo, 'forOrg'>; clock: Clock; batchMax: number }) {
+  const { store, alerts, clients, suppression, clock } = deps;
 
   const mappingOf = (integration: IntegrationRow): Mapping | null =>
     effectiveMapping(integration.preset, integration.mapping === null ? null : store.readJson<Mapping>(integration.mapping));
@@ -43,7 +45,7 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients:
     return list.map((a) => (a.labels.client !== undefined ? found.get(a.labels.client) : undefined) ?? integration.client_id);
   }
 
-  async function applyOne(db: Kysely<DB>, job: IngestJob, a: NormalizedAlert, clientId: string | null): Promise<IngestOutcome> {
+  async function applyOne(db: Kysely<DB>, job: IngestJob, a: NormalizedAlert, clientId: string | null, windows: SuppressionWindow[]): Promise<IngestOutcome> {
     const by: Actor = { type: 'integration', id: job.integrationId };
     const now = job.receivedAt;
     if (a.status === 'resolved') {
@@ -80,15 +82,25 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients:
       created_at: now,
       updated_at: now,
     };
-    const r = await alerts.upsertOpen(db, row);
+    // A new firing alert that a suppression window in force holds is stored suppressed by that window (contract §4).
+    const windowId = a.status === 'firing'
+      ? matchingWindow(windows, { ...a, title: row.title, severity: row.severity, clientId, integrationId: job.integrationId }, now)
+      : null;
+    if (windowId) {
+      row.status = 'suppressed';
+      row.suppression_id = windowId;
+    }
+    const r = await alerts.upsertOpen(db, row, a.status);
     const status = r.status as AlertStatus;
-    if (r.created) return { alertId: r.id, fingerprint: a.fingerprint, status, action: 'created' };
+    if (r.created) return { alertId: r.id, fingerprint: a.fingerprint, status, action: windowId ? 'suppressed' : 'created' };
     return { alertId: r.id, fingerprint: a.fingerprint, status, action: a.status === 'firing' ? 'deduplicated' : a.status };
   }
 
   async function apply(db: Kysely<DB>, job: IngestJob): Promise<IngestOutcome[]> {
     const out: IngestOutcome[] = [];
-    for (const [i, a] of job.alerts.entries()) out.push(await applyOne(db, job, a, job.clientIds[i] ?? null));
+    // Read once per job, and only when a firing alert may need them.
+    const windows = job.alerts.some((a) => a.status === 'firing') ? await suppression.forOrg(db, job.orgId, job.receivedAt) : [];
+    for (const [i, a] of job.alerts.entries()) out.push(await applyOne(db, job, a, job.clientIds[i] ?? null, windows));
     return out;
   }
 

@@ -1,0 +1,110 @@
+import { sql, type Kysely, type Updateable } from 'kysely';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import { countRows, keysetPage } from '../../db/keyset.ts';
+import type { ConditionLeaf, ConditionSubject } from '../../lib/conditions.ts';
+import type { Keyset } from '../../lib/pagination.ts';
+import type { SuppressionWindow } from './suppression-fns.ts';
+
+export type SuppressionRow = DB['suppression_windows'];
+
+/** A suppressed alert as the sweeper needs it: what matchers read, and which window holds it. */
+export interface HeldAlert extends ConditionSubject {
+  id: string;
+  suppressionId: string;
+}
+
+/**
+ * The predicate of the partial index `alerts_suppressed_by`, as literal SQL: SQLite uses a partial index
+ * only when the query's WHERE has its terms literally, which a bound parameter never does.
+ */
+const SUPPRESSED = sql<boolean>`status = 'suppressed'`;
+/** Ids per UPDATE, well under either store's limit on bound parameters. */
+const CHUNK = 500;
+
+export function suppressionRepo(store: Store) {
+  const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('suppression_windows').where('org_id', '=', orgId);
+  const toWindow = (r: SuppressionRow): SuppressionWindow => ({
+    id: r.id,
+    startsAt: r.starts_at,
+    endsAt: r.ends_at,
+    timezone: r.timezone,
+    recurrence: r.recurrence,
+    matchers: store.readJson<ConditionLeaf[]>(r.matchers),
+    clientId: r.client_id,
+  });
+
+  return {
+    toWindow,
+    insert: (db: Kysely<DB>, row: SuppressionRow) => db.insertInto('suppression_windows').values(row).execute(),
+    get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
+    page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
+      keysetPage(scoped(db, orgId).selectAll(), limit, after).execute(),
+    count: (db: Kysely<DB>, orgId: string) => countRows(scoped(db, orgId)),
+    update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<SuppressionRow>) =>
+      db.updateTable('suppression_windows').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
+    remove: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> => {
+      const r = await db.deleteFrom('suppression_windows').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) === 1;
+    },
+    clientExists: async (db: Kysely<DB>, orgId: string, clientId: string): Promise<boolean> =>
+      (await db.selectFrom('clients').select('id').where('org_id', '=', orgId).where('id', '=', clientId).executeTakeFirst()) !== undefined,
+
+    /**
+     * The organization's windows that can be in force at `at`: begun by then, and recurring or not yet
+     * ended. Oldest first, so that the window chosen among several is stable.
+     */
+    forOrg: async (db: Kysely<DB>, orgId: string, at: number): Promise<SuppressionWindow[]> => {
+      const rows = await scoped(db, orgId).selectAll().where('starts_at', '<=', at)
+        .where((eb) => eb.or([eb('recurrence', 'is not', null), eb('ends_at', '>', at)]))
+        .orderBy('created_at').orderBy('id').execute();
+      return rows.map(toWindow);
+    },
+    byIds: async (db: Kysely<DB>, ids: string[]): Promise<SuppressionWindow[]> =>
+      ids.length === 0 ? [] : (await db.selectFrom('suppression_windows').selectAll().where('id', 'in', ids).execute()).map(toWindow),
+
+    /** Which windows hold suppressed alerts, per organization (through the partial index `alerts_suppressed_by`). */
+    holders: (db: Kysely<DB>) =>
+      db.selectFrom('alerts').select(['org_id', 'suppression_id']).distinct()
+        .where(SUPPRESSED).where('suppression_id', 'is not', null)
+        .execute() as Promise<Array<{ org_id: string; suppression_id: string }>>,
+
+    /** The suppressed alerts a window holds. */
+    async heldBy(db: Kysely<DB>, orgId: string, windowId: string): Promise<HeldAlert[]> {
+      const rows = await db.selectFrom('alerts')
+        .select(['id', 'title', 'severity', 'status', 'source', 'description', 'fingerprint', 'client_id', 'integration_id', 'labels', 'annotations'])
+        .where('suppression_id', '=', windowId).where(SUPPRESSED).where('org_id', '=', orgId)
+        .execute();
+      return rows.map((r) => ({
+        id: r.id, title: r.title, severity: r.severity, status: r.status, source: r.source, description: r.description,
+        fingerprint: r.fingerprint, clientId: r.client_id, integrationId: r.integration_id,
+        labels: store.readJson(r.labels), annotations: store.readJson(r.annotations), suppressionId: windowId,
+      }));
+    },
+
+    /** Hands suppressed alerts from one window to another; only those still suppressed by `from` move. */
+    async repoint(db: Kysely<DB>, orgId: string, ids: string[], from: string, to: string, at: number): Promise<void> {
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        await db.updateTable('alerts').set({ suppression_id: to, updated_at: at })
+          .where('org_id', '=', orgId).where('id', 'in', ids.slice(i, i + CHUNK)).where(SUPPRESSED).where('suppression_id', '=', from)
+          .execute();
+      }
+    },
+
+    /**
+     * Returns suppressed alerts to `firing`; only those still suppressed by `from` move (one acknowledged or
+     * resolved meanwhile stays so). Returns the ids that moved.
+     */
+    async release(db: Kysely<DB>, orgId: string, ids: string[], from: string, at: number): Promise<string[]> {
+      const moved: string[] = [];
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const rows = await db.updateTable('alerts').set({ status: 'firing', suppression_id: null, updated_at: at })
+          .where('org_id', '=', orgId).where('id', 'in', ids.slice(i, i + CHUNK)).where(SUPPRESSED).where('suppression_id', '=', from)
+          .returning('id').execute();
+        moved.push(...rows.map((r) => r.id));
+      }
+      return moved;
+    },
+  };
+}
+export type SuppressionRepo = ReturnType<typeof suppressionRepo>;

@@ -1,0 +1,230 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Actor } from '../../lib/actor.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { iso } from '../../lib/clock.ts';
+import { AppError, invalid, notFound, type ErrorDetail } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { errorSummary } from '../../lib/logger.ts';
+import type { CursorCodec, Page } from '../../lib/pagination.ts';
+import { paginate } from '../../lib/pagination.ts';
+import type { AuditService } from '../audit/audit-service.ts';
+import { isActive, occurrencesAfter } from './recurrence-fns.ts';
+import { checkWindow, fieldErrors, settle, type WindowInput } from './suppression-fns.ts';
+import type { SuppressionRepo, SuppressionRow } from './suppression-repo.ts';
+import { UPCOMING, type CreateSuppressionBody, type SuppressionWindow, type UpdateSuppressionBody } from './suppression-schemas.ts';
+
+const refused = (errors: ErrorDetail[]): AppError => new AppError('VALIDATION_ERROR', 'Suppression window is invalid', errors);
+
+export interface SweepResult {
+  /** Alerts returned to firing. */
+  released: number;
+  /** Alerts handed to another window in force that holds them. */
+  moved: number;
+}
+
+/**
+ * Suppression windows (maintenance windows): CRUD, and the return of the alerts a window suppressed to
+ * `firing` when it no longer holds them: when it ends (the sweeper), is deleted, or is changed so that it
+ * does not match them any more. Whether a window is in force is always derived from time, never stored.
+ */
+export function suppressionService(deps: { store: Store; repo: SuppressionRepo; audit: AuditService; clock: Clock; cursors: CursorCodec; log: Logger }) {
+  const { store, repo, audit, clock, cursors, log } = deps;
+
+  const toResource = (r: SuppressionRow, now: number): SuppressionWindow => {
+    const w = repo.toWindow(r);
+    const upcoming = occurrencesAfter(w, now, UPCOMING);
+    return {
+      id: r.id,
+      name: r.name,
+      description: r.description,
+      startsAt: iso(r.starts_at),
+      endsAt: iso(r.ends_at),
+      timezone: r.timezone,
+      recurrence: r.recurrence,
+      matchers: w.matchers,
+      clientId: r.client_id,
+      active: upcoming[0] !== undefined && upcoming[0].startsAt <= now,
+      nextOccurrences: upcoming.map((o) => ({ startsAt: iso(o.startsAt), endsAt: iso(o.endsAt) })),
+      createdAt: iso(r.created_at),
+      updatedAt: iso(r.updated_at),
+    };
+  };
+
+  async function checkClient(db: Kysely<DB>, orgId: string, clientId: string | null | undefined): Promise<void> {
+    if (clientId && !(await repo.clientExists(db, orgId, clientId))) throw invalid('/clientId', 'is not a client of this organization');
+  }
+
+  /**
+   * Returns alerts a window no longer holds to `firing`; the ids that moved. From here on such an alert is
+   * treated like a new firing alert by what follows: this is the one place where the workflows issue runs
+   * the trigger `alert.reopened` (contract §5) for them, in the same transaction.
+   */
+  const releaseAlerts = (db: Kysely<DB>, orgId: string, ids: string[], from: string, at: number): Promise<string[]> =>
+    repo.release(db, orgId, ids, from, at);
+
+  /** Where each alert that `windowId` suppresses belongs at `at`: it stays, goes to another window that holds it, or is released. */
+  async function resettle(db: Kysely<DB>, orgId: string, windowId: string, at: number): Promise<SweepResult> {
+    const held = await repo.heldBy(db, orgId, windowId);
+    if (held.length === 0) return { released: 0, moved: 0 };
+    const windows = await repo.forOrg(db, orgId, at);
+    const moves = new Map<string, string[]>();
+    const release: string[] = [];
+    for (const alert of held) {
+      const to = settle(windows, alert, windowId, at);
+      if (to === windowId) continue;
+      if (to === null) release.push(alert.id);
+      else moves.set(to, [...(moves.get(to) ?? []), alert.id]);
+    }
+    let moved = 0;
+    for (const [to, ids] of moves) {
+      await repo.repoint(db, orgId, ids, windowId, to, at);
+      moved += ids.length;
+    }
+    const released = await releaseAlerts(db, orgId, release, windowId, at);
+    return { released: released.length, moved };
+  }
+
+  async function sweep(at: number = clock.now()): Promise<SweepResult> {
+    const total: SweepResult = { released: 0, moved: 0 };
+    const holders = await repo.holders(store.db);
+    if (holders.length === 0) return total;
+    const windows = new Map((await repo.byIds(store.db, [...new Set(holders.map((h) => h.suppression_id))])).map((w) => [w.id, w]));
+    for (const h of holders) {
+      const w = windows.get(h.suppression_id);
+      // A window in force keeps its alerts (a change to its matchers was settled when it was made).
+      if (w && isActive(w, at)) continue;
+      const r = await store.db.transaction().execute((trx) => resettle(trx, h.org_id, h.suppression_id, at));
+      total.released += r.released;
+      total.moved += r.moved;
+    }
+    if (total.released + total.moved > 0) log.info({ ...total }, 'suppression windows ended: alerts returned to firing or moved');
+    return total;
+  }
+
+  return {
+    async create(orgId: string, actor: Actor, input: CreateSuppressionBody): Promise<SuppressionWindow> {
+      const checked = checkWindow({
+        startsAt: Date.parse(input.startsAt),
+        endsAt: Date.parse(input.endsAt),
+        timezone: input.timezone ?? 'UTC',
+        recurrence: input.recurrence ?? null,
+        matchers: input.matchers ?? [],
+      });
+      if (!checked.ok) throw refused(checked.errors);
+      const w = checked.window;
+      const now = clock.now();
+      const row: SuppressionRow = {
+        id: newId('sup'),
+        org_id: orgId,
+        name: input.name,
+        description: input.description ?? null,
+        starts_at: w.startsAt,
+        ends_at: w.endsAt,
+        matchers: JSON.stringify(w.matchers),
+        recurrence: w.recurrence,
+        timezone: w.timezone,
+        client_id: input.clientId ?? null,
+        created_at: now,
+        updated_at: now,
+      };
+      await store.db.transaction().execute(async (trx) => {
+        await checkClient(trx, orgId, row.client_id);
+        await repo.insert(trx, row);
+        await audit.record(trx, { orgId, action: 'suppression.created', actor, target: { type: 'suppression_window', id: row.id }, metadata: { name: row.name } });
+      });
+      return toResource(row, now);
+    },
+
+    async get(orgId: string, id: string): Promise<SuppressionWindow> {
+      const row = await repo.get(store.db, orgId, id);
+      if (!row) throw notFound('Suppression window');
+      return toResource(row, clock.now());
+    },
+
+    list(orgId: string, query: { limit: number; cursor?: string | undefined }): Promise<Page<SuppressionWindow>> {
+      const now = clock.now();
+      return paginate(cursors, `${orgId}:suppression`, query,
+        (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), (r) => toResource(r, now));
+    },
+
+    /** Partial update; the alerts the window suppresses are settled again against the result, in the same transaction. */
+    async update(orgId: string, actor: Actor, id: string, input: UpdateSuppressionBody): Promise<SuppressionWindow> {
+      const given: Partial<WindowInput> = {
+        ...(input.timezone !== undefined && { timezone: input.timezone }),
+        ...(input.recurrence !== undefined && { recurrence: input.recurrence }),
+        ...(input.matchers !== undefined && { matchers: input.matchers }),
+      };
+      const errors = fieldErrors(given);
+      if (errors.length > 0) throw refused(errors);
+      const now = clock.now();
+      const row = await store.db.transaction().execute(async (trx) => {
+        const current = await repo.get(trx, orgId, id);
+        if (!current) throw notFound('Suppression window');
+        const checked = checkWindow({
+          startsAt: input.startsAt !== undefined ? Date.parse(input.startsAt) : current.starts_at,
+          endsAt: input.endsAt !== undefined ? Date.parse(input.endsAt) : current.ends_at,
+          timezone: input.timezone ?? current.timezone,
+          recurrence: input.recurrence !== undefined ? input.recurrence : current.recurrence,
+          matchers: input.matchers ?? repo.toWindow(current).matchers,
+        });
+        if (!checked.ok) throw refused(checked.errors);
+        if (input.clientId !== undefined) await checkClient(trx, orgId, input.clientId);
+        const w = checked.window;
+        const updated = await repo.update(trx, orgId, id, {
+          ...(input.name !== undefined && { name: input.name }),
+          ...(input.description !== undefined && { description: input.description }),
+          ...(input.clientId !== undefined && { client_id: input.clientId }),
+          starts_at: w.startsAt,
+          ends_at: w.endsAt,
+          timezone: w.timezone,
+          recurrence: w.recurrence,
+          matchers: JSON.stringify(w.matchers),
+          updated_at: now,
+        });
+        if (!updated) throw notFound('Suppression window');
+        await audit.record(trx, { orgId, action: 'suppression.updated', actor, target: { type: 'suppression_window', id }, metadata: { changed: Object.keys(input) } });
+        await resettle(trx, orgId, id, now);
+        return updated;
+      });
+      return toResource(row, now);
+    },
+
+    /** Deletes a window; the alerts it suppressed return to firing (or to another window that holds them) in the same transaction. */
+    async remove(orgId: string, actor: Actor, id: string): Promise<void> {
+      const now = clock.now();
+      await store.db.transaction().execute(async (trx) => {
+        if (!(await repo.remove(trx, orgId, id))) throw notFound('Suppression window');
+        await audit.record(trx, { orgId, action: 'suppression.deleted', actor, target: { type: 'suppression_window', id } });
+        await resettle(trx, orgId, id, now);
+      });
+    },
+
+    /**
+     * Settles the alerts of every window that has ended or is gone: each returns to firing unless another
+     * window in force holds it. Idempotent; instances may run it concurrently (each move is conditional).
+     */
+    sweep,
+
+    /** Runs `sweep` every `everyMs` (never two at once); `stop` waits for a sweep under way. */
+    startSweeper(everyMs: number): { stop(): Promise<void> } {
+      let running: Promise<void> | null = null;
+      const timer = setInterval(() => {
+        if (running) return;
+        running = sweep()
+          .then(() => undefined, (err: unknown) => log.error({ error: errorSummary(err) }, 'suppression sweep failed'))
+          .finally(() => { running = null; });
+      }, everyMs);
+      timer.unref();
+      return {
+        async stop() {
+          clearInterval(timer);
+          await running;
+        },
+      };
+    },
+  };
+}
+export type SuppressionService = ReturnType<typeof suppressionService>;
