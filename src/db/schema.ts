@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Row types of every table. Timestamps are epoch milliseconds; JSON columns hold text (SQLite) or jsonb (PostgreSQL). */
 export interface DB {
   meta: { key: string; value: string };
@@ -87,6 +89,101 @@ export interface DB {
     client_id: string | null;
     created_at: number;
     updated_at: number;
+  };
+  schedules: {
+    id: string;
+    org_id: string;
+    name: string;
+    description: string | null;
+    timezone: string;
+    layers: string;
+    overrides: string;
+    created_at: number;
+    updated_at: number;
+  };
+  workflows: {
+    id: string;
+    org_id: string;
+    name: string;
+    description: string | null;
+    enabled: number;
+    trigger: string;
+    conditions: string | null;
+    actions: string;
+    created_at: number;
+    updated_at: number;
+  };
+  alert_events: { id: Generated<number>; org_id: string; alert_id: string; type: string; created_at: number };
+  jobs: {
+    id: string;
+    queue: string;
+    data: string;
+    state: string;
+    attempts: number;
+    max_attempts: number;
+    run_at: number;
+    locked_until: number | null;
+    last_error: string | null;
+    created_at: number;
+    updated_at: number;
+  };
+  workflow_runs: {
+    id: string;
+    org_id: string;
+    workflow_id: string;
+    alert_id: string;
+    event_id: string;
+    trigger: string;
+    matched: number;
+    actions: string;
+    created_at: number;
+    updated_at: number;
+  };
+  incident_counters: { org_id: string; last_number: number };
+  incidents: {
+    id: string;
+    org_id: string;
+    number: number;
+    workflow_id: string | null;
+    group_key: string;
+    title: string;
+    severity: string;
+    status: string;
+    assignee_id: string | null;
+    alert_count: number;
+    client_id: string | null;
+    acknowledged_at: number | null;
+    resolved_at: number | null;
+    created_at: number;
+    updated_at: number;
+  };
+  incident_events: {
+    id: string;
+    org_id: string;
+    incident_id: string;
+    type: string;
+    actor_type: string;
+    actor_id: string | null;
+    data: string;
+    created_at: number;
+  };
+  notifications: {
+    id: string;
+    org_id: string;
+    alert_id: string;
+    incident_id: string | null;
+    workflow_id: string;
+    action_index: number;
+    channel: string;
+    target: string;
+    status: string;
+    attempts: number;
+    last_error: string | null;
+    response_status: number | null;
+    created_at: number;
+    updated_at: number;
+    sent_at: number | null;
+    idempotency_key: string;
   };
   alert_counts: { org_id: string; status: string; shard: number; n: number };
   alerts: {
