@@ -23,6 +23,7 @@ type AlertField = (typeof CONDITION_FIELDS)[number];
 
 const MAX_VALUE = 1024;
 const MAX_LIST = 100;
+const MAX_PROGRAM = 1000;
 
 export const ConditionLeaf = Type.Object(
   {
@@ -108,7 +109,9 @@ export function validateLeaf(leaf: ConditionLeaf, path: string): ErrorDetail[] {
   if (leaf.op === 'exists' && v !== undefined && typeof v !== 'boolean') errors.push({ path: `${path}/value`, message: 'must be a boolean for op exists' });
   if (leaf.op === 'matches' && typeof v === 'string') {
     try {
-      regex(v);
+      // Matching is linear in the input times the pattern's program: a bound on the program bounds the work.
+      const size = regex(v).programSize();
+      if (size > MAX_PROGRAM) errors.push({ path: `${path}/value`, message: `is too complex a regular expression (RE2 program size ${size}, at most ${MAX_PROGRAM})` });
     } catch (err) {
       errors.push({ path: `${path}/value`, message: `is not a valid regular expression (RE2 syntax): ${(err as Error).message}` });
     }

@@ -94,6 +94,7 @@ describe('condition leaves', () => {
       [{ field: 'labels.env', op: 'matches', value: 'a(' }, '/m/0/value'],
       [{ field: 'labels.env', op: 'matches', value: '(a)\\1' }, '/m/0/value'],
       [{ field: 'labels.env', op: 'contains', value: true }, '/m/0/value'],
+      [{ field: 'labels.env', op: 'matches', value: '[\\s\\S]{1000}x{1000}' }, '/m/0/value'],
     ];
     for (const [leaf, path] of bad) {
       const errors = validateLeaf(leaf, '/m/0');
