@@ -233,9 +233,10 @@ function alertmanagerSuite(kind: StoreKind): void {
 }
 
 if (alertmanagerInstalled()) {
-  for (const kind of STORE_KINDS) {
-    describe(`a real Prometheus Alertmanager posting to an alertmanager-preset integration (${kind})`, () => alertmanagerSuite(kind));
-  }
+  // The stores run side by side (each with its own server and Alertmanager); each suite's steps run in order.
+  describe('a real Prometheus Alertmanager posting to an alertmanager-preset integration', { concurrency: STORE_KINDS.length }, () => {
+    for (const kind of STORE_KINDS) describe(kind, { concurrency: 1 }, () => alertmanagerSuite(kind));
+  });
 } else if (ALERTMANAGER_REQUIRED) {
   it('Prometheus Alertmanager is installed (ALERTFLOW_REQUIRE_ALERTMANAGER=1)', () => {
     assert.fail(`${ALERTMANAGER_BIN} is missing; install the Debian package prometheus-alertmanager (.ci/run does)`);
