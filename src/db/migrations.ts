@@ -58,12 +58,16 @@ const POSTGRES_COUNT_TRIGGERS = [
 /** Only organizations with an enabled workflow get events: nothing would read the others'. */
 const HAS_WORKFLOW = (row: 'new') => `exists (select 1 from workflows w where w.org_id = ${row}.org_id and w.enabled = 1)`;
 
-/** Alert changes as workflow triggers: created (not when stored suppressed), acknowledged, resolved, reopened (suppressed → firing). */
+/**
+ * Alert changes as workflow triggers: created (not when stored suppressed), acknowledged, resolved, reopened
+ * (suppressed → firing). Changes of an alert in an incident always count: its incident follows them.
+ */
 const SQLITE_EVENT_TRIGGERS = [
   `create trigger alerts_event_insert after insert on alerts when new.status in ('firing', 'acknowledged') and ${HAS_WORKFLOW('new')}
      begin insert into alert_events (org_id, alert_id, type, created_at) values (new.org_id, new.id, 'alert.created', new.created_at); end`,
   `create trigger alerts_event_update after update of status on alerts
-     when old.status is not new.status and new.status in ('acknowledged', 'resolved', 'firing') and (new.status <> 'firing' or old.status = 'suppressed') and ${HAS_WORKFLOW('new')}
+     when old.status is not new.status and new.status in ('acknowledged', 'resolved', 'firing') and (new.status <> 'firing' or old.status = 'suppressed')
+       and (${HAS_WORKFLOW('new')} or new.incident_id is not null)
      begin insert into alert_events (org_id, alert_id, type, created_at)
        values (new.org_id, new.id, case new.status when 'firing' then 'alert.reopened' else 'alert.' || new.status end, new.updated_at); end`,
 ];
@@ -71,7 +75,7 @@ const SQLITE_EVENT_TRIGGERS = [
 const POSTGRES_EVENT_TRIGGERS = [
   `create function alertflow_alert_events() returns trigger language plpgsql as $$
    begin
-     if ${HAS_WORKFLOW('new')} then
+     if ${HAS_WORKFLOW('new')} or (tg_op = 'UPDATE' and new.incident_id is not null) then
        insert into alert_events (org_id, alert_id, type, created_at)
          values (new.org_id, new.id,
                  case when tg_op = 'INSERT' then 'alert.created' when new.status = 'firing' then 'alert.reopened' else 'alert.' || new.status end,

@@ -1,0 +1,47 @@
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { DB } from '../../db/schema.ts';
+import { errorSummary } from '../../lib/logger.ts';
+import { QUEUES, type JobHandler, type JobQueue, type QueueName, type RetryPolicy } from './queue.ts';
+import type { QueueTiming } from './sqlite-queue.ts';
+
+/**
+ * PostgreSQL's queue: pg-boss, in its own schema of the same database. Jobs are inserted through the
+ * caller's Kysely transaction (pg-boss's `db` option), so they commit or roll back with the change that
+ * queued them. A worker that dies leaves its job active until `leaseMs` passes; pg-boss then retries it.
+ */
+export async function pgBossQueue(deps: { url: string; log: Logger; timing: QueueTiming }): Promise<JobQueue> {
+  const { url, log, timing } = deps;
+  const { PgBoss } = await import('pg-boss');
+  const leaseSeconds = Math.max(1, Math.ceil(timing.leaseMs / 1000));
+  // Supervision is what finds jobs whose lease ran out (a dead worker's): check at least twice per lease.
+  const superviseSeconds = Math.max(1, Math.min(60, Math.floor(leaseSeconds / 2)));
+  const boss = new PgBoss({ connectionString: url, max: 4, schedule: false, superviseIntervalSeconds: superviseSeconds, monitorIntervalSeconds: superviseSeconds });
+  boss.on('error', (err: unknown) => log.warn({ error: errorSummary(err) }, 'job queue error'));
+  await boss.start();
+  for (const name of QUEUES) {
+    if (!(await boss.getQueue(name))) await boss.createQueue(name, { expireInSeconds: leaseSeconds });
+  }
+  const workerIds = new Map<QueueName, string>();
+
+  return {
+    async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy): Promise<void> {
+      const inTransaction = {
+        executeSql: async (text: string, values?: unknown[]) => ({ rows: (await db.executeQuery(CompiledQuery.raw(text, values ?? []))).rows as unknown[] }),
+      };
+      await boss.send(queue, { payload: data }, { db: inTransaction, retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: true });
+    },
+    async work<T>(queue: QueueName, handler: JobHandler<T>): Promise<void> {
+      const id = await boss.work<{ payload: T }>(queue, { batchSize: 1, localConcurrency: timing.concurrency, pollingIntervalSeconds: Math.max(0.5, timing.pollMs / 1000) },
+        async ([job]) => {
+          if (job) await handler({ id: job.id, data: job.data.payload, retryCount: job.retryCount });
+        });
+      workerIds.set(queue, id);
+    },
+    nudge(queue: QueueName): void {
+      const id = workerIds.get(queue);
+      if (id) boss.notifyWorker(id);
+    },
+    stop: (timeoutMs: number) => boss.stop({ graceful: true, timeout: timeoutMs, close: true }),
+  };
+}

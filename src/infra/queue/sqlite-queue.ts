@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import { newId } from '../../lib/ids.ts';
+import { errorSummary } from '../../lib/logger.ts';
+import { backoffMs, type JobHandler, type JobQueue, type QueueName, type RetryPolicy } from './queue.ts';
+
+export interface QueueTiming {
+  /** How often an idle worker looks for due jobs. */
+  pollMs: number;
+  /** How long a taken job belongs to its worker; after that, another may take it (its worker is presumed dead). */
+  leaseMs: number;
+  /** Jobs one worker runs at once. */
+  concurrency: number;
+}
+
+interface Worker {
+  handler: JobHandler<unknown>;
+  /** Jobs being run, by id. */
+  running: Map<string, Promise<void>>;
+  timer: NodeJS.Timeout;
+  polling: boolean;
+}
+
+/**
+ * SQLite's queue: rows of the `jobs` table in the same file as the data, so a job is queued in the very
+ * transaction that needs it. Taking a job is one UPDATE … RETURNING, atomic even when two processes share
+ * the file. Time here is the machine's clock: leases and backoff are about real elapsed time.
+ */
+export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTiming }): JobQueue {
+  const { store, log, timing } = deps;
+  const workers = new Map<QueueName, Worker>();
+  let stopping = false;
+
+  async function claim(queue: QueueName, max: number) {
+    const now = Date.now();
+    const due = store.db.selectFrom('jobs').select('id').where('queue', '=', queue)
+      .where((eb) => eb.or([
+        eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
+        // A lease that ran out: its worker died mid-job.
+        eb.and([eb('state', '=', 'active'), eb('locked_until', '<', now)]),
+      ]))
+      .orderBy('run_at').limit(max);
+    return store.db.updateTable('jobs')
+      .set((eb) => ({ state: 'active', locked_until: now + timing.leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
+      .where('id', 'in', due)
+      .returningAll().execute();
+  }
+
+  async function settle(id: string, attempts: number, maxAttempts: number, data: string, err: unknown): Promise<void> {
+    const now = Date.now();
+    if (err === undefined) {
+      await store.db.deleteFrom('jobs').where('id', '=', id).execute();
+      return;
+    }
+    const policy = store.readJson<{ retry: RetryPolicy }>(data).retry;
+    const failed = attempts >= maxAttempts;
+    await store.db.updateTable('jobs').set({
+      state: failed ? 'failed' : 'queued',
+      run_at: failed ? now : now + backoffMs(policy, attempts - 1),
+      locked_until: null,
+      last_error: (errorSummary(err).message ?? String(err)).slice(0, 1000),
+      updated_at: now,
+    }).where('id', '=', id).execute();
+  }
+
+  async function poll(queue: QueueName): Promise<void> {
+    const w = workers.get(queue);
+    if (!w || stopping || w.polling) return;
+    w.polling = true;
+    try {
+      const free = timing.concurrency - w.running.size;
+      if (free <= 0) return;
+      const rows = await claim(queue, free);
+      for (const row of rows) {
+        const envelope = store.readJson<{ payload: unknown }>(row.data);
+        const run = w.handler({ id: row.id, data: envelope.payload, retryCount: row.attempts - 1 })
+          .then(() => undefined, (err: unknown) => err ?? new Error('job failed'))
+          .then((err) => settle(row.id, row.attempts, row.max_attempts, row.data, err))
+          .catch((err: unknown) => log.error({ error: errorSummary(err), queue, job: row.id }, 'could not settle job'))
+          .finally(() => {
+            w.running.delete(row.id);
+            void poll(queue);
+          });
+        w.running.set(row.id, run);
+      }
+    } catch (err) {
+      log.warn({ error: errorSummary(err), queue }, 'job poll failed');
+    } finally {
+      w.polling = false;
+    }
+  }
+
+  return {
+    async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy): Promise<void> {
+      const now = Date.now();
+      await db.insertInto('jobs').values({
+        id: newId('job'),
+        queue,
+        data: JSON.stringify({ payload: data, retry }),
+        state: 'queued',
+        attempts: 0,
+        max_attempts: retry.limit + 1,
+        run_at: now,
+        locked_until: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      }).execute();
+    },
+    async work<T>(queue: QueueName, handler: JobHandler<T>): Promise<void> {
+      const timer = setInterval(() => void poll(queue), timing.pollMs);
+      timer.unref();
+      workers.set(queue, { handler: handler as JobHandler<unknown>, running: new Map(), timer, polling: false });
+      void poll(queue);
+    },
+    nudge(queue: QueueName): void {
+      void poll(queue);
+    },
+    async stop(timeoutMs: number): Promise<void> {
+      stopping = true;
+      for (const w of workers.values()) clearInterval(w.timer);
+      const running = () => [...workers.values()].flatMap((w) => [...w.running.values()]);
+      await Promise.race([Promise.allSettled(running()), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+      // Jobs still running are handed back for the next process to take up at once (handlers are idempotent).
+      const left = [...workers.values()].flatMap((w) => [...w.running.keys()]);
+      if (left.length > 0) {
+        await store.db.updateTable('jobs').set({ state: 'queued', locked_until: null, run_at: Date.now() })
+          .where('id', 'in', left).where('state', '=', 'active').execute();
+      }
+    },
+  };
+}

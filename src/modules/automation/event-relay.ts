@@ -1,0 +1,85 @@
+import type { Logger } from 'pino';
+import type { Store } from '../../db/database.ts';
+import type { JobQueue, RetryPolicy } from '../../infra/queue/queue.ts';
+import { errorSummary } from '../../lib/logger.ts';
+
+/** What a job of the `alert-events` queue carries: one row of the outbox. */
+export interface AlertEvent {
+  eventId: string;
+  orgId: string;
+  alertId: string;
+  type: string;
+  at: number;
+}
+
+/** Workflow runs are retried a few times (a database blip), quickly: someone may be waiting for a page. */
+export const EVENT_RETRY: RetryPolicy = { limit: 5, delaySeconds: 1 };
+const BATCH = 200;
+
+/**
+ * Moves alert events from the outbox (written by database triggers with the alert change) to the job
+ * queue, in one transaction per batch: each event is queued exactly once, and never lost on a crash.
+ * Polls, and runs at once when ingest or the API nudges it after a commit.
+ */
+export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; pollMs: number }) {
+  const { store, queue, log } = deps;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function moveBatch(): Promise<number> {
+    // A cheap look first: an empty outbox costs no write transaction (on SQLite that would take the write lock).
+    if (!(await store.db.selectFrom('alert_events').select('id').limit(1).executeTakeFirst())) return 0;
+    return store.db.transaction().execute(async (trx) => {
+      let q = trx.selectFrom('alert_events').selectAll().orderBy('id').limit(BATCH);
+      // Instances relay side by side: each takes rows the others have not locked.
+      if (store.dialect === 'postgres') q = q.forUpdate().skipLocked();
+      const rows = await q.execute();
+      for (const r of rows) {
+        const event: AlertEvent = { eventId: String(r.id), orgId: r.org_id, alertId: r.alert_id, type: r.type, at: Number(r.created_at) };
+        await queue.send(trx, 'alert-events', event, EVENT_RETRY);
+      }
+      if (rows.length > 0) await trx.deleteFrom('alert_events').where('id', 'in', rows.map((r) => r.id)).execute();
+      return rows.length;
+    });
+  }
+
+  async function drain(): Promise<void> {
+    do {
+      again = false;
+      try {
+        let moved: number;
+        do {
+          moved = await moveBatch();
+          if (moved > 0) queue.nudge('alert-events');
+        } while (moved === BATCH);
+      } catch (err) {
+        log.warn({ error: errorSummary(err) }, 'alert event relay failed; retrying at the next poll');
+      }
+    } while (again);
+    running = null;
+  }
+
+  /** Runs the relay now, or once more right after the current pass. */
+  function nudge(): void {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = drain();
+  }
+
+  return {
+    nudge,
+    start(): void {
+      timer = setInterval(nudge, deps.pollMs);
+      timer.unref();
+      nudge();
+    },
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+export type EventRelay = ReturnType<typeof eventRelay>;

@@ -1,0 +1,168 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { JobQueue } from '../../infra/queue/queue.ts';
+import type { ConditionSubject } from '../../lib/conditions.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import type { AlertRow, AlertsRepo } from '../alerts/alerts-repo.ts';
+import type { IncidentRow } from '../incidents/incidents-repo.ts';
+import type { IncidentsService } from '../incidents/incidents-service.ts';
+import type { DeliveryAction } from '../notifications/notifications-schemas.ts';
+import { DELIVERY_RETRY, type NotificationsService } from '../notifications/notifications-service.ts';
+import type { SchedulesService } from '../schedules/schedules-service.ts';
+import { matches } from '../workflows/conditions-fns.ts';
+import { readField, renderTemplate, type TemplateAlert } from '../workflows/workflows-fns.ts';
+import { enabledFor, insertRun, readDefinition, updateRun, type WorkflowDefinition } from '../workflows/workflows-repo.ts';
+import type { RunAction, Trigger, WorkflowAction } from '../workflows/workflows-schemas.ts';
+import type { AlertEvent } from './event-relay.ts';
+
+/** What a job of the `deliveries` queue carries. */
+export interface DeliveryJob {
+  orgId: string;
+  notificationId: string;
+  action: DeliveryAction;
+  event: string;
+}
+
+/**
+ * Runs an alert event's workflows: each matching workflow's actions in order, all in one transaction with
+ * the record of its run. A run is keyed on (workflow, event) in the database, so a retried job never runs
+ * a workflow twice for one event; deliveries are queued in the same transaction, keyed per alert, workflow
+ * and action, so a page goes out at most once per action.
+ */
+export function workflowRunner(deps: {
+  store: Store;
+  alerts: AlertsRepo;
+  incidents: IncidentsService;
+  notifications: Pick<NotificationsService, 'prepare' | 'deliver'>;
+  schedules: Pick<SchedulesService, 'currentOnCall'>;
+  queue: JobQueue;
+  clock: Clock;
+  log: Logger;
+}) {
+  const { store, alerts, incidents, notifications, schedules, queue, clock } = deps;
+
+  const subjectOf = (a: AlertRow): TemplateAlert & ConditionSubject => ({
+    id: a.id,
+    title: a.title,
+    severity: a.severity,
+    status: a.status,
+    source: a.source,
+    description: a.description,
+    fingerprint: a.fingerprint,
+    clientId: a.client_id,
+    integrationId: a.integration_id,
+    labels: store.readJson<Record<string, string>>(a.labels),
+    annotations: store.readJson<Record<string, string>>(a.annotations),
+  });
+
+  /** One action; returns its outcome and, for create_incident, the incident it opened or joined. */
+  async function act(db: Kysely<DB>, ctx: RunContext, action: WorkflowAction, index: number): Promise<RunAction> {
+    const outcome = (status: RunAction['status'], detail: string | null): RunAction => ({ index, type: action.type, status, detail });
+    const { alert, workflow, at } = ctx;
+    switch (action.type) {
+      case 'create_incident': {
+        const groupKey = action.groupBy.map((f) => `${f}=${readField(alert, f) ?? ''}`).join('|');
+        const title = renderTemplate(action.title, { alert }) || alert.title;
+        const r = await incidents.openOrJoin(db, { workflowId: workflow.id, groupKey, title, alert: { id: ctx.row.id, orgId: ctx.row.org_id, severity: alert.severity, clientId: alert.clientId } }, at);
+        ctx.incident = r.incident;
+        return outcome('done', `${r.opened ? 'opened' : 'joined'} incident #${r.incident.number}`);
+      }
+      case 'assign': {
+        if (!ctx.incident) return outcome('skipped', 'no incident to assign');
+        let userId = action.userId;
+        if (action.scheduleId) {
+          const user = await schedules.currentOnCall(ctx.row.org_id, action.scheduleId, at, db);
+          if (!user) return outcome('skipped', `nobody is on call in schedule ${action.scheduleId}`);
+          userId = user.id;
+        }
+        if (!userId) return outcome('skipped', 'no user to assign');
+        ctx.incident = await incidents.assign(db, ctx.incident, userId, at, action.scheduleId ? { scheduleId: action.scheduleId } : {});
+        return outcome('done', `assigned to ${userId}`);
+      }
+      case 'set_severity':
+        await alerts.change(db, ctx.row.org_id, ctx.row.id, { severity: action.severity }, at);
+        alert.severity = action.severity;
+        return outcome('done', `severity ${action.severity}`);
+      case 'add_labels': {
+        const added = Object.fromEntries(Object.entries(action.labels).map(([k, v]) => [k, renderTemplate(v, { alert, incident: ctx.incident })]));
+        alert.labels = Object.assign(Object.create(null) as Record<string, string>, alert.labels, added);
+        await alerts.change(db, ctx.row.org_id, ctx.row.id, { labels: JSON.stringify(alert.labels) }, at);
+        return outcome('done', `labels ${Object.keys(added).join(', ')}`);
+      }
+      case 'suppress':
+        if (alert.status !== 'firing') return outcome('skipped', `the alert is ${alert.status}`);
+        await alerts.change(db, ctx.row.org_id, ctx.row.id, { status: 'suppressed' }, at);
+        alert.status = 'suppressed';
+        return outcome('done', 'alert suppressed');
+      case 'email':
+      case 'webhook': {
+        const delivery: DeliveryAction = action.type === 'email'
+          ? { type: 'email', to: action.to, toOnCall: action.toOnCall, subject: renderTemplate(action.subject, { alert, incident: ctx.incident }) }
+          : { type: 'webhook', url: action.url, secret: action.secret };
+        const target = action.type === 'email' ? action.to.join(', ') : action.url;
+        const n = await notifications.prepare(db, {
+          orgId: ctx.row.org_id, alertId: ctx.row.id, incidentId: ctx.incident?.id ?? null, workflowId: workflow.id, actionIndex: index, channel: action.type, target,
+        });
+        if (!n.created) return outcome('skipped', `already notified (${n.id})`);
+        await queue.send<DeliveryJob>(db, 'deliveries', { orgId: ctx.row.org_id, notificationId: n.id, action: delivery, event: ctx.event.type }, DELIVERY_RETRY);
+        return outcome('queued', n.id);
+      }
+    }
+  }
+
+  async function runWorkflow(db: Kysely<DB>, workflow: WorkflowDefinition, row: AlertRow, event: AlertEvent): Promise<void> {
+    const at = clock.now();
+    const alert = subjectOf(row);
+    const matched = matches(workflow.conditions, alert);
+    const runId = newId('run');
+    const fresh = await insertRun(db, {
+      id: runId, org_id: row.org_id, workflow_id: workflow.id, alert_id: row.id, event_id: event.eventId, trigger: event.type,
+      matched: matched ? 1 : 0, actions: '[]', created_at: at, updated_at: at,
+    });
+    if (!fresh || !matched) return;
+    const incident = row.incident_id ? await incidents.row(db, row.org_id, row.incident_id) : undefined;
+    const ctx: RunContext = { row, alert, workflow, event, at, incident: incident ?? null };
+    const outcomes: RunAction[] = [];
+    for (const [i, action] of workflow.actions.entries()) outcomes.push(await act(db, ctx, action, i));
+    await updateRun(db, row.org_id, runId, outcomes, at);
+  }
+
+  return {
+    /** The `alert-events` job: the incident follows its alert, then the event's workflows run. */
+    async handleEvent(event: AlertEvent): Promise<void> {
+      await store.db.transaction().execute(async (trx) => {
+        let row = await alerts.get(trx, event.orgId, event.alertId);
+        if (!row) return;
+        if (event.type === 'alert.resolved' && row.incident_id) await incidents.alertClosed(trx, row.org_id, row.incident_id, clock.now());
+        for (const w of await enabledFor(trx, event.orgId, event.type as Trigger)) {
+          // Workflows do not run for a suppressed alert (an earlier workflow may just have suppressed it).
+          if (row.status === 'suppressed') break;
+          await runWorkflow(trx, readDefinition(store, w), row, event);
+          row = (await alerts.get(trx, event.orgId, event.alertId)) as AlertRow;
+        }
+      });
+      queue.nudge('deliveries');
+    },
+
+    /** The `deliveries` job: sends, and notes the outcome on the incident's timeline. */
+    async handleDelivery(job: DeliveryJob): Promise<void> {
+      const n = await notifications.deliver(job.notificationId, job.action, { event: job.event });
+      if (n.incidentId && n.status !== 'pending') {
+        await incidents.notified(store.db, { id: n.incidentId, org_id: job.orgId }, n.status === 'sent', { notificationId: n.id, channel: n.channel, target: n.target }, clock.now());
+      }
+    },
+  };
+}
+export type WorkflowRunner = ReturnType<typeof workflowRunner>;
+
+interface RunContext {
+  row: AlertRow;
+  alert: TemplateAlert & ConditionSubject;
+  workflow: WorkflowDefinition;
+  event: AlertEvent;
+  at: number;
+  incident: IncidentRow | null;
+}

@@ -1,0 +1,76 @@
+import { sql, type Kysely, type Updateable } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { countRows, keysetPage } from '../../db/keyset.ts';
+import type { Keyset } from '../../lib/pagination.ts';
+import { MAX_DETAIL_ITEMS, OPEN_INCIDENT_STATUSES } from './incidents-schemas.ts';
+
+export type IncidentRow = DB['incidents'];
+export type IncidentEventRow = DB['incident_events'];
+
+export interface IncidentFilter {
+  status?: string[];
+  assigneeId?: string;
+  clientId?: string;
+}
+
+export function incidentsRepo() {
+  const filtered = (db: Kysely<DB>, orgId: string, f: IncidentFilter) => {
+    let q = db.selectFrom('incidents').where('org_id', '=', orgId);
+    if (f.status?.length) q = q.where('status', 'in', f.status);
+    if (f.assigneeId !== undefined) q = q.where('assignee_id', '=', f.assigneeId);
+    if (f.clientId !== undefined) q = q.where('client_id', '=', f.clientId);
+    return q;
+  };
+  return {
+    page: (db: Kysely<DB>, orgId: string, f: IncidentFilter, limit: number, after: Keyset | null) =>
+      keysetPage(filtered(db, orgId, f).selectAll(), limit, after).execute(),
+    count: (db: Kysely<DB>, orgId: string, f: IncidentFilter) => countRows(filtered(db, orgId, f)),
+    get: (db: Kysely<DB>, orgId: string, id: string) =>
+      db.selectFrom('incidents').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    findOpen: (db: Kysely<DB>, workflowId: string, groupKey: string) =>
+      db.selectFrom('incidents').selectAll().where('workflow_id', '=', workflowId).where('group_key', '=', groupKey)
+        .where('status', 'in', [...OPEN_INCIDENT_STATUSES]).executeTakeFirst(),
+    /**
+     * Locks the organization's incident counter (creating it at 0) and returns its value: whoever holds it
+     * is the only one opening an incident in the organization, so numbers have no gaps and no duplicates.
+     */
+    async lockCounter(db: Kysely<DB>, orgId: string): Promise<number> {
+      const r = await db.insertInto('incident_counters').values({ org_id: orgId, last_number: 0 })
+        .onConflict((oc) => oc.column('org_id').doUpdateSet({ last_number: sql<number>`incident_counters.last_number` }))
+        .returning('last_number').executeTakeFirstOrThrow();
+      return Number(r.last_number);
+    },
+    setCounter: (db: Kysely<DB>, orgId: string, n: number) =>
+      db.updateTable('incident_counters').set({ last_number: n }).where('org_id', '=', orgId).execute(),
+    insert: (db: Kysely<DB>, row: IncidentRow) => db.insertInto('incidents').values(row).execute(),
+    update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<IncidentRow>) =>
+      db.updateTable('incidents').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
+    /** Counts an alert into an incident, once: only an alert not yet in it moves. */
+    async attachAlert(db: Kysely<DB>, incident: IncidentRow, alertId: string, severity: string, at: number): Promise<boolean> {
+      const moved = await db.updateTable('alerts').set({ incident_id: incident.id, updated_at: at })
+        .where('org_id', '=', incident.org_id).where('id', '=', alertId)
+        .where((eb) => eb.or([eb('incident_id', 'is', null), eb('incident_id', '!=', incident.id)]))
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) === 0) return false;
+      await db.updateTable('incidents')
+        .set((eb) => ({ alert_count: eb('alert_count', '+', 1), severity, updated_at: at }))
+        .where('id', '=', incident.id).execute();
+      return true;
+    },
+    openAlertCount: async (db: Kysely<DB>, incidentId: string): Promise<number> =>
+      countRows(db.selectFrom('alerts').where('incident_id', '=', incidentId).where('status', 'in', ['firing', 'acknowledged', 'suppressed'])),
+    alerts: (db: Kysely<DB>, orgId: string, incidentId: string) =>
+      db.selectFrom('alerts').select(['id', 'title', 'severity', 'status', 'fingerprint', 'created_at'])
+        .where('org_id', '=', orgId).where('incident_id', '=', incidentId)
+        .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(MAX_DETAIL_ITEMS).execute(),
+    addEvent: (db: Kysely<DB>, row: IncidentEventRow) => db.insertInto('incident_events').values(row).execute(),
+    async timeline(db: Kysely<DB>, orgId: string, incidentId: string): Promise<IncidentEventRow[]> {
+      const newest = await db.selectFrom('incident_events').selectAll().where('org_id', '=', orgId).where('incident_id', '=', incidentId)
+        .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(MAX_DETAIL_ITEMS).execute();
+      return newest.reverse();
+    },
+    userExists: async (db: Kysely<DB>, orgId: string, userId: string): Promise<boolean> =>
+      (await db.selectFrom('users').select('id').where('org_id', '=', orgId).where('id', '=', userId).executeTakeFirst()) !== undefined,
+  };
+}
+export type IncidentsRepo = ReturnType<typeof incidentsRepo>;

@@ -1,0 +1,84 @@
+import { Type, type Static } from 'typebox';
+import { Actor, Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
+import { listOf, PageQuery } from '../../lib/pagination.ts';
+import { SEVERITIES, STATUSES } from '../alerts/alerts-fns.ts';
+
+export const INCIDENT_STATUSES = ['triggered', 'acknowledged', 'resolved'] as const;
+export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
+export const OPEN_INCIDENT_STATUSES = ['triggered', 'acknowledged'] as const;
+
+export const Incident = Type.Object(
+  {
+    id: Type.String(),
+    number: Type.Integer({ description: 'Per organization, from 1.' }),
+    title: Type.String(),
+    severity: StringEnum(SEVERITIES, { description: 'The highest severity among its alerts.' }),
+    status: StringEnum(INCIDENT_STATUSES),
+    assigneeId: Nullable(Type.String()),
+    alertCount: Type.Integer(),
+    clientId: Nullable(Type.String()),
+    workflowId: Nullable(Type.String({ description: 'The workflow that opened it.' })),
+    groupKey: Type.String({ description: 'The values of the workflow\'s `groupBy` fields that alerts joining it share.' }),
+    acknowledgedAt: Nullable(Timestamp),
+    resolvedAt: Nullable(Timestamp),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+export type Incident = Static<typeof Incident>;
+
+export const TIMELINE_TYPES = ['opened', 'alert_joined', 'status_changed', 'assigned', 'notification_sent', 'notification_failed'] as const;
+
+export const TimelineEntry = Type.Object(
+  {
+    id: Type.String(),
+    type: StringEnum(TIMELINE_TYPES),
+    actor: Actor,
+    data: Type.Record(Type.String(), Type.Unknown()),
+    createdAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+export type TimelineEntry = Static<typeof TimelineEntry>;
+
+export const IncidentAlert = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    severity: StringEnum(SEVERITIES),
+    status: StringEnum(STATUSES),
+    fingerprint: Type.String(),
+    createdAt: Timestamp,
+  },
+  { additionalProperties: false },
+);
+
+export const MAX_DETAIL_ITEMS = 200;
+
+export const IncidentDetail = Type.Object(
+  {
+    ...Incident.properties,
+    alerts: Type.Array(IncidentAlert, { description: `Its alerts, newest first (at most ${MAX_DETAIL_ITEMS}; GET /alerts?incident… is not offered, alertCount is exact).` }),
+    timeline: Type.Array(TimelineEntry, { description: `What happened to it, oldest first (the last ${MAX_DETAIL_ITEMS} entries).` }),
+  },
+  { additionalProperties: false },
+);
+
+export const IncidentList = listOf(Incident);
+export const IncidentListQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(Type.String({ pattern: `^(${INCIDENT_STATUSES.join('|')})(,(${INCIDENT_STATUSES.join('|')}))*$`, description: 'Comma list of statuses.' })),
+  assigneeId: Type.Optional(Type.String({ maxLength: 200 })),
+  clientId: Type.Optional(Type.String({ maxLength: 200 })),
+});
+export type IncidentListQuery = Static<typeof IncidentListQuery>;
+
+export const UpdateIncidentBody = Type.Object(
+  {
+    status: Type.Optional(StringEnum(INCIDENT_STATUSES)),
+    assigneeId: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateIncidentBody = Static<typeof UpdateIncidentBody>;

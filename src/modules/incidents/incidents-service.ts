@@ -1,0 +1,169 @@
+import type { Kysely } from 'kysely';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Actor } from '../../lib/actor.ts';
+import { iso, isoOrNull, type Clock } from '../../lib/clock.ts';
+import { AppError, conflict, notFound } from '../../lib/errors.ts';
+import { newId, orderedId } from '../../lib/ids.ts';
+import type { CursorCodec, Page } from '../../lib/pagination.ts';
+import { paginate } from '../../lib/pagination.ts';
+import { SEVERITIES, type AlertStatus, type Severity } from '../alerts/alerts-fns.ts';
+import type { IncidentEventRow, IncidentFilter, IncidentRow, IncidentsRepo } from './incidents-repo.ts';
+import type { Incident, IncidentListQuery, IncidentStatus, TimelineEntry, UpdateIncidentBody } from './incidents-schemas.ts';
+import { OPEN_INCIDENT_STATUSES, TIMELINE_TYPES } from './incidents-schemas.ts';
+
+type TimelineType = (typeof TIMELINE_TYPES)[number];
+
+const SYSTEM: Actor = { type: 'system', id: null };
+
+/** The more severe of two severities (critical first). */
+export const worse = (a: string, b: string): string =>
+  SEVERITIES.indexOf(a as Severity) <= SEVERITIES.indexOf(b as Severity) ? a : b;
+
+/** Moves an incident may make through PUT: resolved is final (a new alert opens a new incident). */
+export function canMove(from: IncidentStatus, to: IncidentStatus): boolean {
+  return from === to || from !== 'resolved';
+}
+
+export interface IncidentAlertRef {
+  id: string;
+  orgId: string;
+  severity: string;
+  clientId: string | null;
+}
+
+export function incidentsService(deps: { store: Store; repo: IncidentsRepo; clock: Clock; cursors: CursorCodec }) {
+  const { store, repo, clock, cursors } = deps;
+
+  const toIncident = (r: IncidentRow): Incident => ({
+    id: r.id,
+    number: Number(r.number),
+    title: r.title,
+    severity: r.severity as Incident['severity'],
+    status: r.status as IncidentStatus,
+    assigneeId: r.assignee_id,
+    alertCount: Number(r.alert_count),
+    clientId: r.client_id,
+    workflowId: r.workflow_id,
+    groupKey: r.group_key,
+    acknowledgedAt: isoOrNull(r.acknowledged_at),
+    resolvedAt: isoOrNull(r.resolved_at),
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  });
+
+  const toEntry = (r: IncidentEventRow): TimelineEntry => ({
+    id: r.id,
+    type: r.type as TimelineType,
+    actor: { type: r.actor_type as Actor['type'], id: r.actor_id },
+    data: store.readJson<Record<string, unknown>>(r.data),
+    createdAt: iso(r.created_at),
+  });
+
+  const record = (db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id'>, type: TimelineType, actor: Actor, data: Record<string, unknown>, at: number) =>
+    repo.addEvent(db, { id: orderedId('ine', at), org_id: incident.org_id, incident_id: incident.id, type, actor_type: actor.type, actor_id: actor.id, data: JSON.stringify(data), created_at: at });
+
+  async function setStatus(db: Kysely<DB>, incident: IncidentRow, to: IncidentStatus, actor: Actor, at: number): Promise<IncidentRow> {
+    if (incident.status === to) return incident;
+    const updated = await repo.update(db, incident.org_id, incident.id, {
+      status: to,
+      updated_at: at,
+      ...(to === 'acknowledged' && { acknowledged_at: incident.acknowledged_at ?? at }),
+      ...(to === 'resolved' && { resolved_at: at }),
+      ...(to === 'triggered' && { acknowledged_at: null }),
+    });
+    await record(db, incident, 'status_changed', actor, { from: incident.status, to }, at);
+    return updated as IncidentRow;
+  }
+
+  async function setAssignee(db: Kysely<DB>, incident: IncidentRow, userId: string | null, actor: Actor, at: number, data: Record<string, unknown> = {}): Promise<IncidentRow> {
+    if (incident.assignee_id === userId) return incident;
+    const updated = await repo.update(db, incident.org_id, incident.id, { assignee_id: userId, updated_at: at });
+    await record(db, incident, 'assigned', actor, { from: incident.assignee_id, to: userId, ...data }, at);
+    return updated as IncidentRow;
+  }
+
+  return {
+    list(orgId: string, q: IncidentListQuery): Promise<Page<Incident>> {
+      const f: IncidentFilter = {
+        ...(q.status !== undefined && { status: q.status.split(',') }),
+        ...(q.assigneeId !== undefined && { assigneeId: q.assigneeId }),
+        ...(q.clientId !== undefined && { clientId: q.clientId }),
+      };
+      const limit = q.limit ?? 25;
+      return paginate(cursors, `${orgId}:incidents:${JSON.stringify(f)}`, { limit, cursor: q.cursor },
+        (after) => repo.page(store.db, orgId, f, limit, after), () => repo.count(store.db, orgId, f), toIncident);
+    },
+
+    async get(orgId: string, id: string) {
+      const row = await repo.get(store.db, orgId, id);
+      if (!row) throw notFound('Incident');
+      const [alerts, timeline] = await Promise.all([repo.alerts(store.db, orgId, id), repo.timeline(store.db, orgId, id)]);
+      return {
+        ...toIncident(row),
+        alerts: alerts.map((a) => ({ id: a.id, title: a.title, severity: a.severity as Severity, status: a.status as AlertStatus, fingerprint: a.fingerprint, createdAt: iso(a.created_at) })),
+        timeline: timeline.map(toEntry),
+      };
+    },
+
+    async update(orgId: string, actor: Actor, id: string, input: UpdateIncidentBody): Promise<Incident> {
+      const row = await store.db.transaction().execute(async (trx) => {
+        let incident = await repo.get(trx, orgId, id);
+        if (!incident) throw notFound('Incident');
+        const at = clock.now();
+        if (input.assigneeId != null && !(await repo.userExists(trx, orgId, input.assigneeId))) {
+          throw new AppError('VALIDATION_ERROR', 'Incident update is invalid', [{ path: '/assigneeId', message: 'no such user in this organization' }]);
+        }
+        if (input.status !== undefined) {
+          if (!canMove(incident.status as IncidentStatus, input.status)) throw conflict('A resolved incident cannot be reopened; a new alert opens a new incident');
+          incident = await setStatus(trx, incident, input.status, actor, at);
+        }
+        if (input.assigneeId !== undefined) incident = await setAssignee(trx, incident, input.assigneeId, actor, at);
+        return incident;
+      });
+      return toIncident(row);
+    },
+
+    /**
+     * The incident of a workflow's `create_incident` for this alert: the open one with the same group key,
+     * else a new one numbered next in the organization. The counter lock serializes openings per
+     * organization, and the partial unique index on open (workflow, group key) backs it in the database.
+     */
+    async openOrJoin(db: Kysely<DB>, p: { workflowId: string; groupKey: string; title: string; alert: IncidentAlertRef }, at: number): Promise<{ incident: IncidentRow; opened: boolean }> {
+      const last = await repo.lockCounter(db, p.alert.orgId);
+      let incident = await repo.findOpen(db, p.workflowId, p.groupKey);
+      let opened = false;
+      if (!incident) {
+        incident = {
+          id: newId('inc'), org_id: p.alert.orgId, number: last + 1, workflow_id: p.workflowId, group_key: p.groupKey,
+          title: p.title, severity: p.alert.severity, status: 'triggered', assignee_id: null, alert_count: 0,
+          client_id: p.alert.clientId, acknowledged_at: null, resolved_at: null, created_at: at, updated_at: at,
+        };
+        await repo.insert(db, incident);
+        await repo.setCounter(db, p.alert.orgId, last + 1);
+        await record(db, incident, 'opened', SYSTEM, { workflowId: p.workflowId, groupKey: p.groupKey }, at);
+        opened = true;
+      }
+      if (await repo.attachAlert(db, incident, p.alert.id, worse(incident.severity, p.alert.severity), at)) {
+        await record(db, incident, 'alert_joined', SYSTEM, { alertId: p.alert.id }, at);
+      }
+      return { incident: (await repo.get(db, p.alert.orgId, incident.id)) as IncidentRow, opened };
+    },
+
+    assign: (db: Kysely<DB>, incident: IncidentRow, userId: string, at: number, data: Record<string, unknown>) =>
+      setAssignee(db, incident, userId, SYSTEM, at, data),
+
+    /** An incident resolves by itself once none of its alerts is open. */
+    async alertClosed(db: Kysely<DB>, orgId: string, incidentId: string, at: number): Promise<void> {
+      const incident = await repo.get(db, orgId, incidentId);
+      if (!incident || !(OPEN_INCIDENT_STATUSES as readonly string[]).includes(incident.status)) return;
+      if ((await repo.openAlertCount(db, incidentId)) === 0) await setStatus(db, incident, 'resolved', SYSTEM, at);
+    },
+
+    notified: (db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id'>, ok: boolean, data: Record<string, unknown>, at: number) =>
+      record(db, incident, ok ? 'notification_sent' : 'notification_failed', SYSTEM, data, at),
+
+    row: (db: Kysely<DB>, orgId: string, id: string) => repo.get(db, orgId, id),
+  };
+}
+export type IncidentsService = ReturnType<typeof incidentsService>;

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import type { Store } from '../../src/db/database.ts';
+import { openMigratedStore } from '../../src/db/migrations.ts';
+import { pgBossQueue } from '../../src/infra/queue/pgboss-queue.ts';
+import type { JobQueue, QueuedJob } from '../../src/infra/queue/queue.ts';
+import { sqliteQueue } from '../../src/infra/queue/sqlite-queue.ts';
+import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
+
+const log = pino({ level: 'silent' });
+const NO_DELAY = { limit: 3, delaySeconds: 1 };
+
+/** Resolves once `n` values have been pushed, or rejects after `ms`. */
+function collector<T>() {
+  const seen: T[] = [];
+  const waiters: Array<{ n: number; resolve: () => void }> = [];
+  return {
+    seen,
+    push(v: T) {
+      seen.push(v);
+      for (const w of waiters) if (seen.length >= w.n) w.resolve();
+    },
+    until(n: number, ms = 15_000): Promise<void> {
+      if (seen.length >= n) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`only ${seen.length} of ${n} within ${ms} ms: ${JSON.stringify(seen)}`)), ms);
+        waiters.push({ n, resolve: () => { clearTimeout(t); resolve(); } });
+      });
+    },
+  };
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`job queue (${kind})`, () => {
+    let test: TestStore;
+    let store: Store;
+    const open: JobQueue[] = [];
+    const makeQueue = async (leaseMs = 60_000): Promise<JobQueue> => {
+      const timing = { pollMs: 50, leaseMs, concurrency: 2 };
+      const q = kind === 'postgres' && test.config.kind === 'postgres' ? await pgBossQueue({ url: test.config.url, log, timing }) : sqliteQueue({ store, log, timing });
+      open.push(q);
+      return q;
+    };
+
+    before(async () => {
+      test = await createTestStore(kind);
+      store = (await openMigratedStore(test.config)).store;
+    });
+    after(async () => {
+      for (const q of open) await q.stop(1000);
+      await store.close();
+      await test.drop();
+    });
+
+    it('runs a job queued in a transaction that commits, and never one whose transaction rolled back', async () => {
+      const q = await makeQueue();
+      const got = collector<string>();
+      await q.work<{ v: string }>('alert-events', async (job) => got.push(job.data.v));
+      await store.db.transaction().execute((trx) => q.send(trx, 'alert-events', { v: 'committed' }, NO_DELAY));
+      await assert.rejects(store.db.transaction().execute(async (trx) => {
+        await q.send(trx, 'alert-events', { v: 'rolled back' }, NO_DELAY);
+        throw new Error('abort');
+      }));
+      q.nudge('alert-events');
+      await got.until(1);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(got.seen, ['committed']);
+      await q.stop(1000);
+    });
+
+    it('retries a failing job with backoff until it succeeds, then runs it no more', async () => {
+      const q = await makeQueue();
+      const attempts = collector<{ retryCount: number; at: number }>();
+      await q.work<{ v: string }>('deliveries', async (job: QueuedJob<{ v: string }>) => {
+        attempts.push({ retryCount: job.retryCount, at: Date.now() });
+        if (job.retryCount < 2) throw new Error('target down');
+      });
+      await q.send(store.db, 'deliveries', { v: 'x' }, NO_DELAY);
+      q.nudge('deliveries');
+      await attempts.until(3, 20_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.deepEqual(attempts.seen.map((a) => a.retryCount), [0, 1, 2]);
+      // Exponential: the second wait is longer than the first (1 s, then about 2 s).
+      const [a, b, c] = attempts.seen.map((x) => x.at) as [number, number, number];
+      assert.ok(b - a >= 900, `first retry after ${b - a} ms`);
+      assert.ok(c - b >= 1500, `second retry after ${c - b} ms`);
+      await q.stop(1000);
+    });
+
+    it('takes up the job of a worker that died mid-job once its lease runs out', async () => {
+      const first = await makeQueue(1000);
+      const started = collector<string>();
+      // This worker never finishes: as if its process had been killed while running the job.
+      await first.work<{ v: string }>('alert-events', async (job) => {
+        started.push(`first:${job.data.v}`);
+        await new Promise(() => undefined);
+      });
+      await first.send(store.db, 'alert-events', { v: 'orphan' }, NO_DELAY);
+      first.nudge('alert-events');
+      await started.until(1);
+
+      const second = await makeQueue(1000);
+      const done = collector<string>();
+      await second.work<{ v: string }>('alert-events', async (job) => done.push(`second:${job.data.v}:${job.retryCount}`));
+      await done.until(1, 20_000);
+      assert.match(done.seen[0] as string, /^second:orphan:/);
+    });
+  });
+}
