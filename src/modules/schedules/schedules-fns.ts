@@ -1,0 +1,236 @@
+import type { ErrorDetail } from '../../lib/errors.ts';
+import { isValidTimezone } from '../suppression/recurrence-fns.ts';
+import { DAY_MS, layerSpans, type Layer, type Span } from './rotation-fns.ts';
+
+/**
+ * Who is on call when: the layers and overrides of a schedule merged into one timeline. Pure, on
+ * instants (epoch milliseconds); the caller passes the time (`at`, `from`, `to`), so every rule here is
+ * tested with an injected clock.
+ *
+ * Precedence: an override beats every layer (a later override beats an earlier one where they overlap);
+ * a later layer beats an earlier one; where a later layer has nobody (before its start, outside its
+ * restrictions) the earlier one shows through.
+ */
+
+export interface Override {
+  userId: string;
+  startsAt: number;
+  /** Exclusive. */
+  endsAt: number;
+}
+
+export interface OnCallSchedule {
+  timezone: string;
+  layers: Layer[];
+  overrides: Override[];
+}
+
+export type Source = 'layer' | 'override';
+
+/** A stretch of the merged timeline, with where its user comes from (all null while nobody is on call). */
+export interface Piece extends Span {
+  source: Source | null;
+  /** Index of the layer, for source `layer`. */
+  layer: number | null;
+}
+
+/** How far a run of one user is followed from the instant asked about before it counts as unbounded. */
+export const RUN_HORIZON_MS = 366 * DAY_MS;
+const FIRST_CHUNK_MS = 8 * DAY_MS;
+
+const sameUser = (a: Piece, b: Piece): boolean => a.userId === b.userId;
+const sameShift = (a: Piece, b: Piece): boolean => a.userId === b.userId && a.source === b.source && a.layer === b.layer;
+
+/** The merged timeline over [from, to): pieces that tile it exactly, adjacent ones differing in user or source. */
+export function timeline(s: OnCallSchedule, from: number, to: number): Piece[] {
+  if (!(to > from)) return [];
+  // A layer that has started by `from` and has no restrictions covers the whole range: those below it never show.
+  const cover = s.layers.findLastIndex((l) => l.startsAt <= from && l.restrictions.length === 0);
+  const layers = s.layers.map((l, i) => (i < cover ? [] : layerSpans(l, s.timezone, from, to)));
+  const overrides = s.overrides.filter((o) => o.endsAt > from && o.startsAt < to && o.endsAt > o.startsAt);
+  const cuts = new Set<number>([from, to]);
+  for (const spans of layers) for (const sp of spans) cuts.add(sp.start).add(sp.end);
+  for (const o of overrides) cuts.add(Math.max(o.startsAt, from)).add(Math.min(o.endsAt, to));
+  const bounds = [...cuts].sort((a, b) => a - b);
+  const next = layers.map(() => 0);
+  const pieces: Piece[] = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const start = bounds[i] as number;
+    const end = bounds[i + 1] as number;
+    let piece: Piece = { start, end, userId: null, source: null, layer: null };
+    const o = overrides.findLast((x) => x.startsAt <= start && x.endsAt > start);
+    if (o) piece = { start, end, userId: o.userId, source: 'override', layer: null };
+    for (let l = layers.length - 1; l >= 0 && !o; l--) {
+      const spans = layers[l] as Span[];
+      let j = next[l] as number;
+      while (j < spans.length && (spans[j] as Span).end <= start) j += 1;
+      next[l] = j;
+      const sp = spans[j];
+      if (sp && sp.start <= start) {
+        piece = { start, end, userId: sp.userId, source: 'layer', layer: l };
+        break;
+      }
+    }
+    const last = pieces[pieces.length - 1];
+    if (last && sameShift(last, piece)) last.end = end;
+    else pieces.push(piece);
+  }
+  return pieces;
+}
+
+/** Before this instant nobody is on call (no layer has started, no override begun); Infinity for an empty schedule. */
+function earliest(s: OnCallSchedule): number {
+  return Math.min(...s.layers.map((l) => l.startsAt), ...s.overrides.map((o) => o.startsAt));
+}
+
+/** Where the run `piece` belongs to (pieces alike by `same`) began; null when unbounded or beyond the horizon. */
+function runStart(s: OnCallSchedule, piece: Piece, same: (a: Piece, b: Piece) => boolean, origin: number): number | null {
+  const floor = earliest(s);
+  let start = piece.start;
+  let chunk = FIRST_CHUNK_MS;
+  for (;;) {
+    // Before `floor` nobody is on call: a run of nobody reaching it never began; a user's run began there.
+    if (start <= floor) return piece.userId === null || origin - start > RUN_HORIZON_MS ? null : start;
+    if (origin - start > RUN_HORIZON_MS) return null;
+    const before = timeline(s, start - chunk, start);
+    for (let i = before.length - 1; i >= 0; i--) {
+      const p = before[i] as Piece;
+      if (!same(piece, p)) return origin - start > RUN_HORIZON_MS ? null : start;
+      start = p.start;
+    }
+    chunk *= 2;
+  }
+}
+
+/**
+ * The piece that holds for ever from `t` on, when that is plain from the schedule: no override ends
+ * after `t`, and from the top down every layer has one user, the same, down to one that has started by
+ * `t` and has no restrictions (the only user of a layer, say). Undefined when it is not plain.
+ */
+function settledFrom(s: OnCallSchedule, t: number): Omit<Piece, 'start' | 'end'> | undefined {
+  if (s.overrides.some((o) => o.endsAt > t)) return undefined;
+  if (s.layers.length === 0) return { userId: null, source: null, layer: null };
+  const user = s.layers[s.layers.length - 1]?.users[0];
+  for (let i = s.layers.length - 1; i >= 0; i--) {
+    const l = s.layers[i] as Layer;
+    if (l.users.some((u) => u !== user)) return undefined;
+    // A lower layer shows through where a higher one has nobody: with the same user, a run of one user, not of one source.
+    if (l.startsAt <= t && l.restrictions.length === 0) return { userId: user ?? null, source: 'layer', layer: i === s.layers.length - 1 ? i : null };
+  }
+  return undefined;
+}
+
+/** Where the run `piece` belongs to ends; null when unbounded or beyond the horizon. */
+function runEnd(s: OnCallSchedule, piece: Piece, same: (a: Piece, b: Piece) => boolean, origin: number): number | null {
+  let end = piece.end;
+  let chunk = FIRST_CHUNK_MS;
+  for (;;) {
+    const settled = settledFrom(s, end);
+    if (settled && settled.userId === piece.userId) {
+      // Nothing changes from here on. A run of one source goes on for ever only if that source is what holds.
+      const sameSource = settled.source === piece.source && settled.layer === piece.layer && (settled.userId === null || settled.layer !== null);
+      if (same === sameUser || sameSource) return null;
+    }
+    if (end - origin > RUN_HORIZON_MS) return null;
+    for (const p of timeline(s, end, end + chunk)) {
+      if (!same(piece, p)) return end - origin > RUN_HORIZON_MS ? null : end;
+      end = p.end;
+    }
+    chunk *= 2;
+  }
+}
+
+export interface OnCall {
+  /** Who is on call at the instant; null for nobody. */
+  userId: string | null;
+  /**
+   * The stretch around the instant during which that same user (or nobody) stays on call in the merged
+   * result, whichever layers or overrides it comes from. Null where unbounded: nobody has been on call
+   * since forever (before any layer starts), or the run goes on more than `RUN_HORIZON_MS` (366 days)
+   * from the instant, as the only user of a layer does.
+   */
+  startsAt: number | null;
+  endsAt: number | null;
+}
+
+/**
+ * Who is on call in `schedule` at the instant `at` (epoch ms), and the bounds of that user's current
+ * stretch. The one function incidents and notifications need (through `SchedulesService.currentOnCall`
+ * when they start from a stored schedule).
+ */
+export function onCallAt(schedule: OnCallSchedule, at: number): OnCall {
+  const piece = timeline(schedule, at, at + 1)[0] as Piece;
+  return {
+    userId: piece.userId,
+    startsAt: runStart(schedule, piece, sameUser, at),
+    endsAt: runEnd(schedule, piece, sameUser, at + 1),
+  };
+}
+
+export interface Shift {
+  userId: string;
+  startsAt: number;
+  endsAt: number;
+  source: Source;
+  /** Index of the layer for source `layer`. */
+  layer: number | null;
+}
+
+/**
+ * The merged shifts that intersect [from, to): stretches of one user from one source (one layer, or
+ * overrides) with their real bounds, so a shift under way at `from` starts when it really started. A
+ * shift that goes on more than 366 days past the range (the only user of a layer) is cut at its edge.
+ */
+export function shiftsBetween(s: OnCallSchedule, from: number, to: number): Shift[] {
+  const pieces = timeline(s, from, to);
+  const first = pieces[0];
+  const last = pieces[pieces.length - 1];
+  if (first && first.userId !== null) first.start = runStart(s, first, sameShift, from) ?? from;
+  if (last && last.userId !== null) last.end = runEnd(s, last, sameShift, to) ?? to;
+  return pieces.flatMap((p) => (p.userId === null || p.source === null
+    ? []
+    : [{ userId: p.userId, startsAt: p.start, endsAt: p.end, source: p.source, layer: p.layer }]));
+}
+
+/** Every user id a schedule names, with the JSON pointer of each mention (for 400 details). */
+export function userMentions(input: { layers?: Array<{ users: string[] }> | undefined; overrides?: Array<{ userId: string }> | undefined }): Array<{ userId: string; path: string }> {
+  const out: Array<{ userId: string; path: string }> = [];
+  input.layers?.forEach((l, i) => l.users.forEach((u, j) => out.push({ userId: u, path: `/layers/${i}/users/${j}` })));
+  input.overrides?.forEach((o, i) => out.push({ userId: o.userId, path: `/overrides/${i}/userId` }));
+  return out;
+}
+
+export interface LayerInput {
+  rotation: string;
+  shiftHours?: number | null | undefined;
+  startsAt: string;
+}
+
+/**
+ * The rules the body schema cannot state: an IANA zone; `shiftHours` exactly with `custom`; instants
+ * that parse; overrides that end after they start.
+ */
+export function scheduleErrors(input: {
+  timezone?: string | undefined;
+  layers?: LayerInput[] | undefined;
+  overrides?: Array<{ startsAt: string; endsAt: string }> | undefined;
+}): ErrorDetail[] {
+  const errors: ErrorDetail[] = [];
+  if (input.timezone !== undefined && !isValidTimezone(input.timezone)) {
+    errors.push({ path: '/timezone', message: 'must be an IANA time zone such as Europe/Berlin or UTC' });
+  }
+  input.layers?.forEach((l, i) => {
+    const custom = l.rotation === 'custom';
+    const hours = l.shiftHours ?? null;
+    if (custom && hours === null) errors.push({ path: `/layers/${i}/shiftHours`, message: 'is required with rotation custom' });
+    if (!custom && hours !== null) errors.push({ path: `/layers/${i}/shiftHours`, message: `is only allowed with rotation custom, not ${l.rotation}` });
+    if (Number.isNaN(Date.parse(l.startsAt))) errors.push({ path: `/layers/${i}/startsAt`, message: 'must be a date-time' });
+  });
+  input.overrides?.forEach((o, i) => {
+    const start = Date.parse(o.startsAt);
+    const end = Date.parse(o.endsAt);
+    if (Number.isNaN(start)) errors.push({ path: `/overrides/${i}/startsAt`, message: 'must be a date-time' });
+    else if (Number.isNaN(end) || !(end > start)) errors.push({ path: `/overrides/${i}/endsAt`, message: 'must be a date-time after startsAt' });
+  });
+  return errors;
+}
