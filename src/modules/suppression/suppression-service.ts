@@ -59,8 +59,9 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
 
   /**
    * Returns alerts a window no longer holds to `firing`; the ids that moved. From here on such an alert is
-   * treated like a new firing alert by what follows: this is the one place where the workflows issue runs
-   * the trigger `alert.reopened` (contract §5) for them, in the same transaction.
+   * treated like a new firing alert by what follows (contract §5: workflows run with trigger `alert.reopened`).
+   * This is the one place where windows release alerts; the alerts table's trigger records each
+   * suppressed → firing move as an `alert.reopened` event in the same transaction.
    */
   const releaseAlerts = (db: Kysely<DB>, orgId: string, ids: string[], from: string, at: number): Promise<string[]> =>
     repo.release(db, orgId, ids, from, at);
