@@ -11,6 +11,10 @@ interface AjvIssue {
 function detailOf(issue: AjvIssue): ErrorDetail {
   const base = issue.instancePath ?? '';
   if (issue.keyword === 'required') return { path: `${base}/${String(issue.params?.missingProperty)}`, message: 'is required' };
+  if (issue.keyword === 'discriminator') {
+    const tag = String(issue.params?.tag);
+    return { path: `${base}/${tag}`, message: issue.params?.error === 'mapping' ? `is not a known ${tag}` : 'is required' };
+  }
   if (issue.keyword === 'additionalProperties') return { path: `${base}/${String(issue.params?.additionalProperty)}`, message: 'is not an allowed field' };
   return { path: base, message: issue.message ?? 'is invalid' };
 }

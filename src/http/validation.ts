@@ -3,7 +3,8 @@ import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
 function ajv(coerceTypes: false | 'array'): Ajv {
-  const instance = new Ajv({ coerceTypes, removeAdditional: false, useDefaults: true, allErrors: true, strict: false });
+  // `discriminator` (OpenAPI's): a oneOf tagged by a property is checked against the one form its tag names.
+  const instance = new Ajv({ coerceTypes, removeAdditional: false, useDefaults: true, allErrors: true, strict: false, discriminator: true });
   (addFormats as unknown as (a: Ajv) => Ajv)(instance);
   return instance;
 }

@@ -1,0 +1,140 @@
+import type { ErrorDetail } from '../../lib/errors.ts';
+import { DEFAULT_EMAIL_SUBJECT, DEFAULT_INCIDENT_TITLE, parseFieldPath, templateErrors } from './workflows-fns.ts';
+import { MASKED_SECRET, type WorkflowAction, type WorkflowActionInput } from './workflows-schemas.ts';
+
+/**
+ * Workflow actions beyond their schema: the rules that need more than one field, the stored form (defaults
+ * filled in), and the secret of webhooks, which is never shown and kept when sent back masked. Pure.
+ */
+
+/** An id an action names, to be checked against the organization's records. */
+export interface Reference {
+  kind: 'user' | 'schedule';
+  id: string;
+  path: string;
+}
+
+export type CheckedActions = { ok: true; actions: WorkflowAction[]; references: Reference[] } | { ok: false; errors: ErrorDetail[] };
+
+const SECRET_MIN = 16;
+const LABEL_KEY_MAX = 512;
+/** Label keys that would name a prototype if the runner ever merged labels into a plain object. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function webhookUrlProblem(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return 'must be an absolute http or https URL';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http or https URL';
+  // The url is shown in every response, unlike the secret: credentials do not belong in it.
+  if (u.username !== '' || u.password !== '') return 'must not carry credentials; the secret signs each request';
+  return null;
+}
+
+/**
+ * Checks actions as validated by their schema and returns their stored form and the users and schedules
+ * they name (whose existence the caller checks). A webhook secret sent as the mask stays the mask here;
+ * `keepSecrets` replaces it with the stored one.
+ */
+export function checkActions(input: readonly WorkflowActionInput[], base = '/actions'): CheckedActions {
+  const errors: ErrorDetail[] = [];
+  const references: Reference[] = [];
+  const actions: WorkflowAction[] = [];
+  let incident = false;
+  input.forEach((a, i) => {
+    const at = `${base}/${i}`;
+    switch (a.type) {
+      case 'create_incident': {
+        const groupBy = a.groupBy ?? [];
+        groupBy.forEach((field, j) => {
+          if (parseFieldPath(field) === null) errors.push({ path: `${at}/groupBy/${j}`, message: 'must be an alert field, labels.<key> or annotations.<key>' });
+          else if (groupBy.indexOf(field) !== j) errors.push({ path: `${at}/groupBy/${j}`, message: 'is listed twice' });
+        });
+        const title = a.title ?? DEFAULT_INCIDENT_TITLE;
+        errors.push(...templateErrors(title, `${at}/title`));
+        actions.push({ type: 'create_incident', groupBy, title });
+        incident = true;
+        break;
+      }
+      case 'assign': {
+        const scheduleId = a.scheduleId ?? null;
+        const userId = a.userId ?? null;
+        if ((scheduleId === null) === (userId === null)) errors.push({ path: at, message: 'needs exactly one of scheduleId or userId' });
+        if (!incident) errors.push({ path: `${at}/type`, message: 'assign needs a create_incident action before it: it assigns that incident' });
+        if (scheduleId !== null) references.push({ kind: 'schedule', id: scheduleId, path: `${at}/scheduleId` });
+        if (userId !== null) references.push({ kind: 'user', id: userId, path: `${at}/userId` });
+        actions.push({ type: 'assign', scheduleId, userId });
+        break;
+      }
+      case 'email': {
+        const to = a.to ?? [];
+        const toOnCall = a.toOnCall ?? null;
+        if (to.length === 0 && toOnCall === null) errors.push({ path: at, message: 'needs recipients: to (addresses), toOnCall (a schedule), or both' });
+        if (toOnCall !== null) references.push({ kind: 'schedule', id: toOnCall, path: `${at}/toOnCall` });
+        const subject = a.subject ?? DEFAULT_EMAIL_SUBJECT;
+        errors.push(...templateErrors(subject, `${at}/subject`));
+        actions.push({ type: 'email', to, toOnCall, subject });
+        break;
+      }
+      case 'webhook': {
+        const problem = webhookUrlProblem(a.url);
+        if (problem) errors.push({ path: `${at}/url`, message: problem });
+        if (a.secret !== MASKED_SECRET && a.secret.length < SECRET_MIN) {
+          errors.push({ path: `${at}/secret`, message: `must be ${SECRET_MIN}–256 characters (or ${MASKED_SECRET} to keep the stored secret)` });
+        }
+        actions.push({ type: 'webhook', url: a.url, secret: a.secret });
+        break;
+      }
+      case 'set_severity':
+        actions.push({ type: 'set_severity', severity: a.severity });
+        break;
+      case 'add_labels': {
+        const labels: Record<string, string> = {};
+        for (const [key, value] of Object.entries(a.labels)) {
+          if (key === '' || key.length > LABEL_KEY_MAX || FORBIDDEN_KEYS.has(key)) {
+            errors.push({ path: `${at}/labels/${key}`, message: `keys must be 1–${LABEL_KEY_MAX} characters and not __proto__, constructor or prototype` });
+            continue;
+          }
+          errors.push(...templateErrors(value, `${at}/labels/${key}`));
+          labels[key] = value;
+        }
+        actions.push({ type: 'add_labels', labels });
+        break;
+      }
+      case 'suppress':
+        actions.push({ type: 'suppress' });
+        break;
+    }
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, actions, references };
+}
+
+export type KeptSecrets = { ok: true; actions: WorkflowAction[] } | { ok: false; errors: ErrorDetail[] };
+
+/**
+ * Replaces each webhook secret sent as the mask by the secret stored for a webhook to the same url: the one
+ * at the same position if it is such a webhook, else the first. Without one, the mask is refused, so the
+ * mask itself is never stored as a secret.
+ */
+export function keepSecrets(actions: readonly WorkflowAction[], stored: readonly WorkflowAction[], base = '/actions'): KeptSecrets {
+  const errors: ErrorDetail[] = [];
+  const kept = actions.map((a, i): WorkflowAction => {
+    if (a.type !== 'webhook' || a.secret !== MASKED_SECRET) return a;
+    const same = stored[i];
+    const match = same?.type === 'webhook' && same.url === a.url
+      ? same
+      : stored.find((s): s is Extract<WorkflowAction, { type: 'webhook' }> => s.type === 'webhook' && s.url === a.url);
+    if (!match) {
+      errors.push({ path: `${base}/${i}/secret`, message: `is the mask ${MASKED_SECRET}, but no stored webhook to this url has a secret to keep: send the secret` });
+      return a;
+    }
+    return { ...a, secret: match.secret };
+  });
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, actions: kept };
+}
+
+/** An action as responses show it: the webhook secret masked. */
+export const publicAction = (a: WorkflowAction): WorkflowAction => (a.type === 'webhook' ? { ...a, secret: MASKED_SECRET } : a);
