@@ -25,6 +25,8 @@ import { suppressionRepo } from './modules/suppression/suppression-repo.ts';
 import { suppressionService } from './modules/suppression/suppression-service.ts';
 import { usersRepo } from './modules/users/users-repo.ts';
 import { usersService } from './modules/users/users-service.ts';
+import { workflowsRepo } from './modules/workflows/workflows-repo.ts';
+import { workflowsService } from './modules/workflows/workflows-service.ts';
 
 async function serverSecret(store: Store): Promise<string> {
   const row = await store.db.selectFrom('meta').select('value').where('key', '=', 'server_secret').executeTakeFirstOrThrow();
@@ -63,6 +65,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, clock });
   const clientRows = clientsRepo();
   const clients = clientsService({ store, repo: clientRows, audit, clock, cursors });
+  const workflows = workflowsService({ store, repo: workflowsRepo(), audit, clock, cursors });
   const integrationRows = integrationsRepo();
   const stats = deliveryStats({ store, repo: integrationRows, log });
   const integrations = integrationsService({ store, repo: integrationRows, clients: clientRows, audit, stats, clock, cursors, baseUrl: config.baseUrl });
@@ -79,6 +82,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     store,
     limits,
     audit,
+    workflows,
     apiKeys,
     users,
     orgs,

@@ -13,6 +13,7 @@ import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
 import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
+import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
 import { restAuth } from './auth.ts';
 import { errorBody, toAppError } from './errors.ts';
 import { documentErrors } from './schemas.ts';
@@ -108,6 +109,7 @@ export async function buildApp(c: Container, log: Logger) {
     apiKeysRoutes(api, c);
     usersRoutes(api, c.users);
     auditRoutes(api, c.audit);
+    workflowsRoutes(api, c.workflows);
   }, { prefix: '/api/v1' });
 
   return app;

@@ -25,11 +25,14 @@ describe('served OpenAPI document', () => {
   it('describes every operation of this build with its scope, bearer auth and error responses', () => {
     const expected = [
       'get /alerts', 'post /alerts/bulk', 'get /alerts/{id}', 'post /alerts/{id}/acknowledge', 'post /alerts/{id}/resolve',
+      'get /alerts/{id}/notifications',
       'get /integrations', 'post /integrations', 'get /integrations/{id}', 'put /integrations/{id}', 'patch /integrations/{id}', 'delete /integrations/{id}',
       'get /integrations/presets', 'post /integrations/{id}/preview', 'post /integrations/{id}/rotate-token', 'get /integrations/{id}/rejections',
       'get /clients', 'post /clients', 'get /clients/{id}', 'put /clients/{id}', 'patch /clients/{id}', 'delete /clients/{id}',
       'get /suppression', 'post /suppression', 'get /suppression/{id}', 'put /suppression/{id}', 'patch /suppression/{id}', 'delete /suppression/{id}',
       'get /users', 'get /api-keys', 'post /api-keys', 'delete /api-keys/{id}', 'get /audit-log',
+      'get /workflows', 'post /workflows', 'get /workflows/{id}', 'put /workflows/{id}', 'patch /workflows/{id}', 'delete /workflows/{id}',
+      'post /workflows/{id}/enable', 'post /workflows/{id}/disable', 'post /workflows/{id}/test', 'get /workflows/{id}/runs',
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
     assert.deepEqual([...actual].sort(), [...expected].sort());
@@ -55,6 +58,7 @@ describe('served OpenAPI document', () => {
     const scopeOf = (m: string, p: string) => doc.paths[p]?.[m]?.['x-required-scopes']?.[0];
     assert.equal(scopeOf('get', '/alerts'), 'alerts:read');
     assert.equal(scopeOf('post', '/alerts/bulk'), 'alerts:write');
+    assert.equal(scopeOf('get', '/alerts/{id}/notifications'), 'alerts:read');
     assert.equal(scopeOf('delete', '/integrations/{id}'), 'integrations:write');
     assert.equal(scopeOf('get', '/clients'), 'clients:read');
     assert.equal(scopeOf('post', '/clients'), 'clients:write');
@@ -68,5 +72,14 @@ describe('served OpenAPI document', () => {
     assert.equal(scopeOf('get', '/users'), 'users:read');
     assert.equal(scopeOf('post', '/api-keys'), 'api_keys:write');
     assert.equal(scopeOf('get', '/audit-log'), 'audit:read');
+    assert.equal(scopeOf('get', '/workflows'), 'workflows:read');
+    assert.equal(scopeOf('get', '/workflows/{id}'), 'workflows:read');
+    assert.equal(scopeOf('post', '/workflows'), 'workflows:write');
+    assert.equal(scopeOf('put', '/workflows/{id}'), 'workflows:write');
+    assert.equal(scopeOf('delete', '/workflows/{id}'), 'workflows:write');
+    assert.equal(scopeOf('post', '/workflows/{id}/enable'), 'workflows:write');
+    assert.equal(scopeOf('post', '/workflows/{id}/disable'), 'workflows:write');
+    assert.equal(scopeOf('post', '/workflows/{id}/test'), 'workflows:read');
+    assert.equal(scopeOf('get', '/workflows/{id}/runs'), 'workflows:read');
   });
 });

@@ -35,6 +35,9 @@ function validBody(op: Op): unknown {
   if (op.template.startsWith('/integrations')) return { name: 'renamed' };
   if (op.template.startsWith('/suppression')) return { name: 'renamed', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' };
   if (op.template.startsWith('/clients')) return { name: 'renamed', slug: 'renamed' };
+  if (op.template === '/workflows/{id}/test') return { alert: { title: 't', severity: 'low' } };
+  if (op.template === '/workflows/{id}/enable' || op.template === '/workflows/{id}/disable') return undefined;
+  if (op.template.startsWith('/workflows')) return { name: 'renamed', trigger: 'alert.created', actions: [{ type: 'suppress' }] };
   return {};
 }
 
@@ -108,12 +111,14 @@ for (const kind of STORE_KINDS) {
       const theirKey = await createKey(h, other, ['alerts:read']);
       const theirWindow = await h.req('POST', '/api/v1/suppression', { key: other.key, body: { name: 'Theirs', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' } });
       const theirClient = await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'Theirs', slug: 'theirs' } });
+      const theirWorkflow = await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'Theirs', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
       const foreignIds: Record<string, string> = {
         alerts: ingested.body.data.alerts[0].alertId,
         integrations: integ.id,
         'api-keys': theirKey.id,
         suppression: theirWindow.body.data.id,
         clients: theirClient.body.data.id,
+        workflows: theirWorkflow.body.data.id,
       };
       const withId = ops.filter((op) => op.template.includes('{id}'));
       assert.ok(withId.length >= 6);
@@ -133,6 +138,7 @@ for (const kind of STORE_KINDS) {
       assert.ok(theirKeys.body.data.some((k: { id: string }) => k.id === theirKey.id));
       assert.deepEqual((await h.req('GET', `/api/v1/suppression/${foreignIds.suppression}`, { key: other.key })).body.data, theirWindow.body.data);
       assert.deepEqual((await h.req('GET', `/api/v1/clients/${foreignIds.clients}`, { key: other.key })).body.data, theirClient.body.data);
+      assert.deepEqual((await h.req('GET', `/api/v1/workflows/${foreignIds.workflows}`, { key: other.key })).body.data, theirWorkflow.body.data);
     });
 
     it('never lists another organization\'s records', async () => {
@@ -141,7 +147,8 @@ for (const kind of STORE_KINDS) {
       await h.ingest(integ.path, { title: 'secret-title', severity: 'high' });
       await h.req('POST', '/api/v1/suppression', { key: other.key, body: { name: 'secret-title', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' } });
       await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'secret-title', slug: 'secret-title' } });
-      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
+      await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'secret-title', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
+      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/workflows', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
         const r = await h.req('GET', `${path}?limit=100`);
         assert.equal(r.status, 200);
         assert.ok(!r.raw.includes(other.id) && !r.raw.includes(integ.id) && !r.raw.includes('secret-title'), `${path} leaks another organization's data`);
