@@ -113,9 +113,13 @@ export function alertsRepo(store: Store) {
       return r?.id ?? null;
     },
 
-    /** A workflow's changes to an alert (severity, labels, suppression). */
+    /**
+     * A workflow's changes to an alert (severity, labels, suppression). Suppressed by a workflow, it belongs
+     * to no window, so no window's end returns it to firing.
+     */
     change: (db: Kysely<DB>, orgId: string, id: string, changes: { severity?: string; labels?: string; status?: 'suppressed' }, at: number) =>
-      db.updateTable('alerts').set({ ...changes, updated_at: at }).where('org_id', '=', orgId).where('id', '=', id).execute(),
+      db.updateTable('alerts').set({ ...changes, ...(changes.status && { suppression_id: null }), updated_at: at })
+        .where('org_id', '=', orgId).where('id', '=', id).execute(),
 
     /** Moves one alert from one of `from` to `to`, atomically; undefined when it was not in `from`. */
     transition: (db: Kysely<DB>, orgId: string, id: string, from: readonly AlertStatus[], to: 'acknowledged' | 'resolved', by: Actor, at: number) =>
