@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { parseAllowList, type AllowList } from './infra/outbound.ts';
 
 export type StoreConfig =
   | { kind: 'sqlite'; file: string }
@@ -13,6 +14,10 @@ export interface Config {
   readonly store: StoreConfig;
   readonly redisUrl: string | undefined;
   readonly smtpUrl: string | undefined;
+  /** The From of notification emails. */
+  readonly smtpFrom: string;
+  /** Non-public destinations webhook actions may still reach (`OUTBOUND_ALLOW`). */
+  readonly outboundAllow: AllowList;
   readonly logLevel: string;
   readonly rateLimits: {
     readonly apiPerMinute: number;
@@ -77,6 +82,24 @@ function trustProxy(env: Env): boolean | number | string[] {
   return list;
 }
 
+/** `SMTP_FROM`: `address@host` or `Name <address@host>`, on one line. */
+function smtpFrom(env: Env): string {
+  const raw = env.SMTP_FROM?.trim();
+  if (!raw) return 'AlertFlow <alertflow@localhost>';
+  if (!/^(?:[^\r\n<>]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(raw)) {
+    throw new ConfigError(`SMTP_FROM must be "address@host" or "Name <address@host>", got "${raw}"`);
+  }
+  return raw;
+}
+
+function outboundAllow(env: Env): AllowList {
+  try {
+    return parseAllowList(env.OUTBOUND_ALLOW);
+  } catch (err) {
+    throw new ConfigError(`OUTBOUND_ALLOW must be a comma-separated list of CIDR ranges, addresses or host names: ${(err as Error).message}`);
+  }
+}
+
 function store(env: Env): StoreConfig {
   const raw = env.DATABASE_URL;
   if (raw === undefined || raw === '') {
@@ -115,6 +138,8 @@ export function loadConfig(env: Env = process.env): Config {
     store: store(env),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: smtpFrom(env),
+    outboundAllow: outboundAllow(env),
     logLevel,
     rateLimits: Object.freeze({
       apiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 300, 1, 10_000_000),

@@ -1,0 +1,208 @@
+import dns, { type LookupAddress, type LookupOptions } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Outbound HTTP to addresses that users choose (webhook actions), guarded against server-side request
+ * forgery: only http/https, and never to loopback, private, link-local, CGNAT, unique-local, multicast,
+ * broadcast, unspecified or reserved addresses (nor IPv4-mapped/NAT64/6to4 forms of them), unless the
+ * operator's allow-list (`OUTBOUND_ALLOW`) permits them. The address check runs inside the connection's
+ * own DNS lookup, so the address checked is the address connected to (no DNS rebinding in between).
+ */
+
+type Addr = ipaddr.IPv4 | ipaddr.IPv6;
+
+export interface AllowList {
+  /** Ranges whose addresses may be reached although they are not public. */
+  readonly cidrs: ReadonlyArray<readonly [Addr, number]>;
+  /** Host names (lower-case, no trailing dot) that may be reached whatever they resolve to. */
+  readonly hosts: ReadonlySet<string>;
+}
+
+export const EMPTY_ALLOW_LIST: AllowList = Object.freeze({ cidrs: [], hosts: new Set<string>() });
+
+/** A host name or address as compared: no IPv6 brackets, no trailing dot, lower-case. */
+const bare = (hostname: string): string => hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}))*$/;
+
+/**
+ * `OUTBOUND_ALLOW`: comma-separated CIDR ranges (`10.0.0.0/8`, `fd00::/8`), single addresses, or host
+ * names. Throws an Error naming the bad entry.
+ */
+export function parseAllowList(raw: string | undefined): AllowList {
+  const cidrs: Array<readonly [Addr, number]> = [];
+  const hosts = new Set<string>();
+  for (const part of (raw ?? '').split(',')) {
+    const entry = bare(part.trim());
+    if (entry === '') continue;
+    if (entry.includes('/')) {
+      try {
+        cidrs.push(ipaddr.parseCIDR(entry));
+      } catch {
+        throw new Error(`"${entry}" is not a CIDR range`);
+      }
+    } else if (isIpLiteral(entry)) {
+      const addr = ipaddr.parse(entry);
+      cidrs.push([addr, addr.kind() === 'ipv4' ? 32 : 128]);
+    } else if (HOST_NAME.test(entry)) {
+      hosts.add(entry);
+    } else {
+      throw new Error(`"${entry}" is neither a CIDR range, an address nor a host name`);
+    }
+  }
+  return Object.freeze({ cidrs: Object.freeze(cidrs), hosts });
+}
+
+/** Only the canonical forms count as addresses (`1.2.3` and `0x7f.1` are host names to us, as to node:net). */
+const isIpLiteral = (s: string): boolean => ipaddr.IPv4.isValidFourPartDecimal(s) || (s.includes(':') && ipaddr.IPv6.isValid(s));
+
+/** The IPv4 address an IPv6 address stands for, when it embeds one (mapped, NAT64, 6to4). */
+function embeddedIPv4(addr: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const range = addr.range();
+  if (addr.isIPv4MappedAddress()) return addr.toIPv4Address();
+  const b = addr.toByteArray();
+  if (range === 'rfc6052') return new ipaddr.IPv4(b.slice(12, 16));
+  if (range === '6to4') return new ipaddr.IPv4(b.slice(2, 6));
+  return null;
+}
+
+/**
+ * Why an address must not be reached (`loopback`, `private`, `linkLocal`, …), or null for a public
+ * unicast address. IPv6 forms of IPv4 addresses are judged as the IPv4 address they reach.
+ */
+export function blockedRange(address: string): string | null {
+  let addr: Addr;
+  try {
+    addr = ipaddr.parse(address);
+  } catch {
+    return 'invalid';
+  }
+  if (addr.kind() === 'ipv6') {
+    const v4 = embeddedIPv4(addr as ipaddr.IPv6);
+    if (v4) return blockedRange(v4.toString());
+  }
+  const range = addr.range();
+  return range === 'unicast' ? null : range;
+}
+
+function inAllowedRange(address: string, allow: AllowList): boolean {
+  let addr: Addr = ipaddr.parse(address);
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  return allow.cidrs.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits));
+}
+
+/** Null when the address may be connected to, else the reason it may not. */
+export function refusalOf(address: string, allow: AllowList): string | null {
+  const range = blockedRange(address);
+  if (range === null) return null;
+  if (range === 'invalid') return `"${address}" is not an address`;
+  return inAllowedRange(address, allow) ? null : `${address} is a ${range} address`;
+}
+
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+
+/**
+ * What can be known about a URL without resolving it: http/https, a host, and, when the host is an
+ * address literal, whether that address may be reached. For checks at save time; the connection checks
+ * again, with the resolved addresses.
+ */
+export function checkOutboundUrl(raw: string, allow: AllowList): UrlCheck {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'is not a valid URL' };
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'must use http or https' };
+  const host = bare(url.hostname);
+  if (host === '') return { ok: false, reason: 'has no host' };
+  if (allow.hosts.has(host)) return { ok: true, url };
+  // The WHATWG parser already turned `0x7f.1` or `2130706433` into dotted form.
+  if (isIpLiteral(host)) {
+    const refused = refusalOf(host, allow);
+    if (refused) return { ok: false, reason: `refused: ${refused}` };
+  }
+  return { ok: true, url };
+}
+
+/** A destination refused by the guard: permanent, never retried. */
+export class OutboundRefusedError extends Error {
+  readonly code = 'EOUTBOUND_REFUSED';
+  override readonly name = 'OutboundRefusedError';
+}
+
+type Resolver = (hostname: string, options: LookupOptions & { all: true }, cb: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for node:net / node:http that resolves every address of the host and refuses the
+ * connection when any of them may not be reached (an attacker's name may resolve to a public and a
+ * private address). The connection then uses exactly the addresses checked here.
+ */
+export function guardedLookup(allow: AllowList, resolve: Resolver = dns.lookup as unknown as Resolver) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    const host = bare(hostname);
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      if (!allow.hosts.has(host)) {
+        for (const a of addresses) {
+          const refused = refusalOf(a.address, allow);
+          if (refused) return callback(new OutboundRefusedError(`refused: ${hostname} resolves to ${refused}`), []);
+        }
+      }
+      if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0] as LookupAddress;
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+export interface OutboundResponse {
+  status: number;
+  /** The first bytes of the response body, as text (for a delivery log's error line). */
+  excerpt: string;
+}
+
+const EXCERPT_BYTES = 512;
+
+/**
+ * POSTs `body` to `url` through the guard: refused destinations reject with OutboundRefusedError, network
+ * errors and the timeout reject with the underlying error; any HTTP answer (redirects are not followed)
+ * resolves with its status and the start of its body.
+ */
+export function guardedPost(url: URL, body: Buffer, headers: Record<string, string>, opts: { allow: AllowList; timeoutMs: number }): Promise<OutboundResponse> {
+  const checked = checkOutboundUrl(url.href, opts.allow);
+  if (!checked.ok) return Promise.reject(new OutboundRefusedError(checked.reason));
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = client.request(url, {
+      method: 'POST',
+      headers: { ...headers, 'Content-Length': String(body.length) },
+      lookup: guardedLookup(opts.allow) as never,
+      agent: false,
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => resolve({ status: res.statusCode ?? 0, excerpt: Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8') });
+      res.on('data', (chunk: Buffer) => {
+        if (size >= EXCERPT_BYTES) return;
+        chunks.push(chunk);
+        size += chunk.length;
+        // Enough read: the rest of the body is of no interest.
+        if (size >= EXCERPT_BYTES) {
+          done();
+          res.destroy();
+        }
+      });
+      res.on('end', done);
+      res.on('error', () => done());
+      res.on('aborted', () => done());
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
