@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
+import { API_VERSION } from './http/app.ts';
 import type { Store } from './db/database.ts';
 import { openMigratedStore } from './db/migrations.ts';
 import type { Limits } from './http/auth.ts';
+import { smtpMailer } from './infra/mailer.ts';
 import { limiterFactory } from './infra/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { errorSummary } from './lib/logger.ts';
@@ -19,6 +21,8 @@ import { ingestService } from './modules/ingest/ingest-service.ts';
 import { deliveryStats } from './modules/integrations/delivery-stats.ts';
 import { integrationsRepo } from './modules/integrations/integrations-repo.ts';
 import { integrationsService } from './modules/integrations/integrations-service.ts';
+import { notificationsRepo } from './modules/notifications/notifications-repo.ts';
+import { notificationsService } from './modules/notifications/notifications-service.ts';
 import { orgsRepo } from './modules/orgs/orgs-repo.ts';
 import { orgsService } from './modules/orgs/orgs-service.ts';
 import { suppressionRepo } from './modules/suppression/suppression-repo.ts';
@@ -75,6 +79,13 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const ingest = ingestService({ store, alerts: alertRows, clients: clientRows, suppression: suppressionRows, clock, batchMax: config.ingestBatchMax });
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
   const sweeper = suppression.startSweeper(config.suppressionSweepSeconds * 1000);
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : null;
+  const notifications = notificationsService({
+    store, repo: notificationsRepo(), alerts, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
+    userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow,
+    // Wired when the schedules service lands: the on-call user's email when the email is sent.
+    onCallEmail: null,
+  });
 
   return {
     config,
@@ -91,9 +102,11 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     alerts,
     ingest,
     suppression,
+    notifications,
     /** Flushes buffered audit events and counters, then closes Redis and the store. */
     async close(): Promise<void> {
       await sweeper.stop();
+      mailer?.close();
       await audit.close();
       await stats.close();
       // quit() needs a live connection; without one, stop reconnecting instead.

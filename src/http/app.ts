@@ -11,6 +11,7 @@ import { auditRoutes } from '../modules/audit/audit-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
+import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
 import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
@@ -103,6 +104,7 @@ export async function buildApp(c: Container, log: Logger) {
     api.addHook('onResponse', auth.onResponse);
     api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     alertsRoutes(api, c.alerts);
+    notificationsRoutes(api, c.notifications);
     integrationsRoutes(api, c);
     clientsRoutes(api, c.clients);
     suppressionRoutes(api, c.suppression);

@@ -1,0 +1,61 @@
+import nodemailer from 'nodemailer';
+
+export interface MailMessage {
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  /** `<id@host>`: the same on every attempt of one notification, so receivers can drop a repeat. */
+  messageId: string;
+  headers?: Record<string, string>;
+}
+
+export interface MailResult {
+  accepted: string[];
+  rejected: string[];
+  /** The server's last reply, e.g. `250 OK: queued as …`. */
+  response: string;
+}
+
+/** Sends one email; rejects with nodemailer's error (with `responseCode` for SMTP replies, `code` otherwise). */
+export interface Mailer {
+  send(message: MailMessage): Promise<MailResult>;
+  close(): void;
+}
+
+const address = (a: unknown): string => (typeof a === 'string' ? a : (a as { address?: string })?.address ?? String(a));
+
+/**
+ * The SMTP mailer of `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://…:465`; nodemailer's URL options
+ * such as `?tls.rejectUnauthorized=false` apply). One connection per message; STARTTLS when offered.
+ */
+export function smtpMailer(url: string, opts: { timeoutMs?: number } = {}): Mailer {
+  const timeout = opts.timeoutMs ?? 15_000;
+  const transport = nodemailer.createTransport({
+    url,
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout * 2,
+    dnsTimeout: timeout,
+  });
+  return {
+    async send(m: MailMessage): Promise<MailResult> {
+      const info = await transport.sendMail({
+        from: m.from,
+        to: m.to,
+        subject: m.subject,
+        text: m.text,
+        html: m.html,
+        messageId: m.messageId,
+        ...(m.headers && { headers: m.headers }),
+      });
+      return {
+        accepted: (info.accepted ?? []).map(address),
+        rejected: (info.rejected ?? []).map(address),
+        response: String(info.response ?? ''),
+      };
+    },
+    close: () => transport.close(),
+  };
+}

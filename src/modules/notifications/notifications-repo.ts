@@ -1,0 +1,67 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { countRows, keysetPage } from '../../db/keyset.ts';
+import type { Keyset } from '../../lib/pagination.ts';
+
+export type NotificationRow = DB['notifications'];
+export type IncidentRow = DB['incidents'];
+
+/** What a delivery attempt records; it applies only while the attempt is still the row's latest. */
+export type AttemptResult = Pick<NotificationRow, 'status' | 'last_error' | 'response_status' | 'sent_at'> & { target?: string };
+
+/**
+ * The delivery log of an incident, oldest first (for its timeline), at most `limit` entries. For the
+ * incidents module.
+ */
+export function forIncident(db: Kysely<DB>, orgId: string, incidentId: string, limit = 200): Promise<NotificationRow[]> {
+  return db.selectFrom('notifications').selectAll().where('org_id', '=', orgId).where('incident_id', '=', incidentId)
+    .orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+}
+
+export function notificationsRepo() {
+  const ofAlert = (db: Kysely<DB>, orgId: string, alertId: string) =>
+    db.selectFrom('notifications').where('org_id', '=', orgId).where('alert_id', '=', alertId);
+  return {
+    /** Inserts the row unless its idempotency key exists already (the unique index decides, atomically). */
+    insertIfAbsent: async (db: Kysely<DB>, row: NotificationRow): Promise<boolean> => {
+      const r = await db.insertInto('notifications').values(row)
+        .onConflict((oc) => oc.column('idempotency_key').doNothing())
+        .returning('id').executeTakeFirst();
+      return r !== undefined;
+    },
+    byKey: (db: Kysely<DB>, key: string) =>
+      db.selectFrom('notifications').select('id').where('idempotency_key', '=', key).executeTakeFirst(),
+    get: (db: Kysely<DB>, id: string) => db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    /**
+     * Takes the next attempt of a pending notification: one conditional UPDATE, so of two workers running
+     * the same job only one gets it. An attempt that recorded nothing for `staleBefore`'s span is presumed
+     * dead (its worker crashed) and may be taken over; a live one may not.
+     */
+    claim: (db: Kysely<DB>, id: string, attempts: number, now: number, staleBefore: number) =>
+      db.updateTable('notifications')
+        .set({ attempts: attempts + 1, updated_at: now, last_error: null, response_status: null })
+        .where('id', '=', id).where('status', '=', 'pending').where('attempts', '=', attempts)
+        .where((eb) => eb.or([eb('attempts', '=', 0), eb('last_error', 'is not', null), eb('updated_at', '<', staleBefore)]))
+        .returningAll().executeTakeFirst(),
+
+    /** Records the outcome of attempt number `attempt`; a later attempt's row is left alone. */
+    record: async (db: Kysely<DB>, id: string, attempt: number, result: AttemptResult, now: number): Promise<void> => {
+      await db.updateTable('notifications').set({ ...result, updated_at: now })
+        .where('id', '=', id).where('attempts', '=', attempt).where('status', '=', 'pending').execute();
+    },
+
+    page: (db: Kysely<DB>, orgId: string, alertId: string, limit: number, after: Keyset | null) =>
+      keysetPage(ofAlert(db, orgId, alertId).selectAll(), limit, after).execute(),
+    count: (db: Kysely<DB>, orgId: string, alertId: string) => countRows(ofAlert(db, orgId, alertId)),
+    forIncident,
+
+    alertExists: async (db: Kysely<DB>, orgId: string, alertId: string): Promise<boolean> =>
+      (await db.selectFrom('alerts').select('id').where('org_id', '=', orgId).where('id', '=', alertId).executeTakeFirst()) !== undefined,
+    incident: (db: Kysely<DB>, orgId: string, id: string) =>
+      db.selectFrom('incidents').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    workflow: (db: Kysely<DB>, orgId: string, id: string) =>
+      db.selectFrom('workflows').select(['id', 'name', 'trigger']).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+  };
+}
+export type NotificationsRepo = ReturnType<typeof notificationsRepo>;

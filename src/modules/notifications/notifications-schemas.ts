@@ -1,0 +1,50 @@
+import { Type, type Static } from 'typebox';
+import { Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
+import { listOf, PageQuery } from '../../lib/pagination.ts';
+
+export const CHANNELS = ['email', 'webhook'] as const;
+export type Channel = (typeof CHANNELS)[number];
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+/** One entry of the delivery log: a notification a workflow action sent (or tried to) for an alert. */
+export const Notification = Type.Object(
+  {
+    id: Type.String({ description: 'Also sent as `X-AlertFlow-Delivery` (webhooks) and in the Message-ID (emails), the same on every attempt.' }),
+    alertId: Type.String(),
+    incidentId: Nullable(Type.String()),
+    workflowId: Type.String(),
+    actionIndex: Type.Integer({ description: 'The position of the action in the workflow\'s `actions`, from 0.' }),
+    channel: StringEnum(CHANNELS),
+    target: Type.String({ description: 'The webhook URL, or the email recipients (comma-separated) once resolved.' }),
+    status: StringEnum(NOTIFICATION_STATUSES, { description: '`pending` until delivered (retries included), then `sent` or `failed`.' }),
+    attempts: Type.Integer(),
+    lastError: Nullable(Type.String()),
+    responseStatus: Nullable(Type.Integer({ description: 'The HTTP status of the webhook\'s last answer, or the SMTP reply code.' })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    sentAt: Nullable(Timestamp),
+  },
+  { additionalProperties: false },
+);
+export type Notification = Static<typeof Notification>;
+
+export const NotificationList = listOf(Notification);
+export const NotificationListQuery = Type.Object(PageQuery);
+export type NotificationListQuery = Static<typeof NotificationListQuery>;
+
+/** The workflow actions this module delivers, as the workflow stores them (optional fields may be absent). */
+export interface EmailActionInput {
+  type: 'email';
+  to?: string[] | undefined;
+  /** A schedule id: its on-call user at send time also gets the email. */
+  toOnCall?: string | null | undefined;
+  /** The subject, placeholders already rendered; absent or empty: `[SEVERITY] title`. */
+  subject?: string | undefined;
+}
+export interface WebhookActionInput {
+  type: 'webhook';
+  url: string;
+  secret: string;
+}
+export type DeliveryAction = EmailActionInput | WebhookActionInput;

@@ -1,0 +1,272 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Mailer } from '../../infra/mailer.ts';
+import { checkOutboundUrl, guardedPost, OutboundRefusedError, type AllowList } from '../../infra/outbound.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { iso } from '../../lib/clock.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import { errorSummary } from '../../lib/logger.ts';
+import type { CursorCodec, Page } from '../../lib/pagination.ts';
+import { paginate } from '../../lib/pagination.ts';
+import type { AlertsService } from '../alerts/alerts-service.ts';
+import {
+  alertUrl, displayUrl, emailHtml, emailSubject, emailText, errorLine, httpOutcome, idempotencyKey, messageId,
+  recipients, signature, smtpCode, smtpOutcome, toIncidentView, toNotification, webhookBody, type MessageContext, type Outcome,
+} from './notifications-fns.ts';
+import type { NotificationRow, NotificationsRepo } from './notifications-repo.ts';
+import type { Channel, DeliveryAction, EmailActionInput, Notification, NotificationListQuery, WebhookActionInput } from './notifications-schemas.ts';
+
+/**
+ * A delivery attempt failed in a way worth retrying (network error, timeout, HTTP 5xx, SMTP 4xx or lost
+ * connection). The attempt is recorded; the job queue should run the job again, with backoff.
+ */
+export class RetryableDeliveryError extends Error {
+  override readonly name = 'RetryableDeliveryError';
+}
+
+/** The retry policy the job queue should use for delivery jobs: 8 attempts, 2 s doubling to 128 s between them (about 4 minutes in all). */
+export const DELIVERY_RETRY = Object.freeze({ limit: 7, delaySeconds: 2 });
+/** After this many attempts a retryable failure is final: the notification is recorded `failed`. */
+export const MAX_ATTEMPTS = DELIVERY_RETRY.limit + 1;
+/**
+ * An attempt that recorded nothing for this long is presumed dead (its worker crashed) and may be taken
+ * over: longer than any attempt can last (the timeouts below), shorter than the retry budget.
+ */
+export const ATTEMPT_LEASE_MS = 60_000;
+const WEBHOOK_TIMEOUT_MS = 10_000;
+const SMTP_TIMEOUT_MS = 45_000;
+
+/** The email address of a schedule's on-call user at `at`, or null when nobody is on call (or no such schedule). */
+export type OnCallEmail = (orgId: string, scheduleId: string, at: number) => Promise<string | null>;
+
+export interface PrepareInput {
+  orgId: string;
+  alertId: string;
+  incidentId: string | null;
+  workflowId: string;
+  actionIndex: number;
+  channel: Channel;
+  /** The webhook URL, or the recipients known so far (the on-call is added at send time). */
+  target: string;
+}
+
+/** A failure no retry can mend: recorded `failed` at once. */
+class PermanentFailure extends Error {}
+
+interface AttemptResult {
+  outcome: Outcome;
+  error: string | null;
+  responseStatus: number | null;
+  target?: string;
+}
+
+export interface NotificationsDeps {
+  store: Store;
+  repo: NotificationsRepo;
+  alerts: AlertsService;
+  clock: Clock;
+  cursors: CursorCodec;
+  log: Logger;
+  /** Null when `SMTP_URL` is not set: email notifications then fail (permanently, saying so). */
+  mailer: Mailer | null;
+  smtpFrom: string;
+  baseUrl: string;
+  userAgent: string;
+  outboundAllow: AllowList;
+  onCallEmail: OnCallEmail | null;
+  webhookTimeoutMs?: number;
+}
+
+const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`${what} timed out after ${ms} ms`), { code: 'ETIMEDOUT' })), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+};
+
+/**
+ * Notification delivery (email over SMTP, signed webhooks) and its log. The workflow runner calls
+ * `prepare` inside the transaction that queues the delivery job, and `deliver` from that job.
+ */
+export function notificationsService(deps: NotificationsDeps) {
+  const { store, repo, alerts, clock, cursors, log } = deps;
+  const webhookTimeoutMs = deps.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
+
+  /** The alert, its incident and the workflow as they are now. */
+  async function context(row: NotificationRow): Promise<MessageContext & { trigger: string | null }> {
+    let alert;
+    try {
+      const { payload: _payload, ...rest } = await alerts.get(row.org_id, row.alert_id);
+      alert = rest;
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NOT_FOUND') throw new PermanentFailure('The alert no longer exists');
+      throw err;
+    }
+    const incidentId = alert.incidentId ?? row.incident_id;
+    const incident = incidentId ? await repo.incident(store.db, row.org_id, incidentId) : undefined;
+    const workflow = await repo.workflow(store.db, row.org_id, row.workflow_id);
+    return {
+      alert,
+      incident: incident ? toIncidentView(incident) : null,
+      workflow: { id: row.workflow_id, name: workflow?.name ?? null },
+      trigger: workflow?.trigger ?? null,
+      alertUrl: alertUrl(deps.baseUrl, row.alert_id),
+    };
+  }
+
+  async function sendEmail(row: NotificationRow, action: EmailActionInput): Promise<AttemptResult> {
+    if (!deps.mailer) throw new PermanentFailure('Email is not configured: set SMTP_URL');
+    const ctx = await context(row);
+    let onCall: string | null = null;
+    if (action.toOnCall) {
+      if (!deps.onCallEmail) throw new PermanentFailure('On-call lookup is not available');
+      onCall = await deps.onCallEmail(row.org_id, action.toOnCall, clock.now());
+    }
+    const to = recipients(action.to, onCall);
+    if (to.length === 0) {
+      throw new PermanentFailure(action.toOnCall ? `Nobody is on call in schedule ${action.toOnCall} and the action names no other recipient` : 'The action names no recipient');
+    }
+    const target = to.join(', ');
+    try {
+      const info = await withTimeout(deps.mailer.send({
+        from: deps.smtpFrom,
+        to,
+        subject: emailSubject(ctx.alert, action.subject),
+        text: emailText(ctx),
+        html: emailHtml(ctx),
+        messageId: messageId(row.id, deps.baseUrl),
+        headers: { 'X-AlertFlow-Delivery': row.id, 'X-AlertFlow-Alert': row.alert_id },
+      }), SMTP_TIMEOUT_MS, 'SMTP delivery');
+      const rejected = info.rejected.length ? `Rejected by the server: ${info.rejected.join(', ')}` : null;
+      return { outcome: 'sent', error: rejected, responseStatus: smtpCode(info.response), target };
+    } catch (err) {
+      const code = (err as { responseCode?: unknown }).responseCode;
+      return { outcome: smtpOutcome(err), error: `SMTP: ${errorSummary(err).message ?? 'failed'}`, responseStatus: typeof code === 'number' ? code : null, target };
+    }
+  }
+
+  async function sendWebhook(row: NotificationRow, action: WebhookActionInput, event: string | undefined): Promise<AttemptResult> {
+    const checked = checkOutboundUrl(action.url, deps.outboundAllow);
+    if (!checked.ok) throw new PermanentFailure(`The URL ${checked.reason}`);
+    const ctx = await context(row);
+    const sentAt = clock.now();
+    const body = Buffer.from(webhookBody(ctx, row.id, event ?? ctx.trigger ?? 'alert.notification', iso(sentAt)), 'utf8');
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': deps.userAgent,
+      'X-AlertFlow-Timestamp': String(Math.floor(sentAt / 1000)),
+      'X-AlertFlow-Signature': signature(body, action.secret),
+      'X-AlertFlow-Delivery': row.id,
+    };
+    try {
+      const res = await guardedPost(checked.url, body, headers, { allow: deps.outboundAllow, timeoutMs: webhookTimeoutMs });
+      const outcome = httpOutcome(res.status);
+      const error = outcome === 'sent' ? null : `HTTP ${res.status}${res.excerpt.trim() ? `: ${res.excerpt}` : ''}`;
+      return { outcome, error, responseStatus: res.status };
+    } catch (err) {
+      if (err instanceof OutboundRefusedError) throw new PermanentFailure(`The URL is ${err.message}`);
+      const e = errorSummary(err);
+      return { outcome: 'retry', error: `${e.code ? `${String(e.code)}: ` : ''}${e.message ?? 'request failed'}`, responseStatus: null };
+    }
+  }
+
+  /** Records an attempt's outcome and returns the row as it now is. */
+  async function settle(row: NotificationRow, attempt: number, r: AttemptResult): Promise<NotificationRow> {
+    const now = clock.now();
+    const exhausted = r.outcome === 'retry' && attempt >= MAX_ATTEMPTS;
+    const status = r.outcome === 'sent' ? 'sent' : r.outcome === 'failed' || exhausted ? 'failed' : 'pending';
+    const error = r.error === null ? null : errorLine(exhausted ? `Gave up after ${attempt} attempts: ${r.error}` : r.error);
+    await repo.record(store.db, row.id, attempt, {
+      status,
+      last_error: r.outcome === 'retry' && error === null ? 'Failed' : error,
+      response_status: r.responseStatus,
+      sent_at: status === 'sent' ? now : null,
+      ...(r.target !== undefined && { target: r.target }),
+    }, now);
+    const level = status === 'sent' ? 'info' : 'warn';
+    log[level]({ notificationId: row.id, orgId: row.org_id, alertId: row.alert_id, channel: row.channel, attempt, status, responseStatus: r.responseStatus, error }, 'notification delivery');
+    return (await repo.get(store.db, row.id)) ?? row;
+  }
+
+  return {
+    /**
+     * The notification of one alert, workflow and action: inserted `pending` in the caller's transaction
+     * (`db`), unless it exists already (the unique idempotency key decides), in which case its id is
+     * returned with `created: false`. Queue the delivery job only when `created`.
+     */
+    async prepare(db: Kysely<DB>, input: PrepareInput): Promise<{ id: string; created: boolean }> {
+      const key = idempotencyKey(input.alertId, input.workflowId, input.actionIndex);
+      const now = clock.now();
+      const id = newId('ntf');
+      const created = await repo.insertIfAbsent(db, {
+        id,
+        org_id: input.orgId,
+        alert_id: input.alertId,
+        incident_id: input.incidentId,
+        workflow_id: input.workflowId,
+        action_index: input.actionIndex,
+        channel: input.channel,
+        target: input.channel === 'webhook' ? displayUrl(input.target) : input.target,
+        status: 'pending',
+        attempts: 0,
+        last_error: null,
+        response_status: null,
+        created_at: now,
+        updated_at: now,
+        sent_at: null,
+        idempotency_key: key,
+      });
+      if (created) return { id, created };
+      const existing = await repo.byKey(db, key);
+      if (!existing) throw new Error(`Notification ${key} neither inserted nor found`);
+      return { id: existing.id, created: false };
+    },
+
+    /**
+     * One delivery attempt of a prepared notification, with `action` the workflow action it belongs to
+     * (`event` defaults to the workflow's trigger). Already `sent` or `failed`: returns it, sending nothing.
+     * Otherwise sends a message built from the alert (and incident) as they are now and records the
+     * outcome. A retryable failure is recorded and thrown as RetryableDeliveryError (run the job again,
+     * with backoff; after MAX_ATTEMPTS it is recorded `failed` instead); a permanent one (webhook 4xx or
+     * 3xx, refused URL, no recipient, SMTP 5xx) is recorded `failed` and returned.
+     */
+    async deliver(notificationId: string, action: DeliveryAction, opts: { event?: string } = {}): Promise<Notification> {
+      const row = await repo.get(store.db, notificationId);
+      if (!row) throw new Error(`Notification ${notificationId} not found`);
+      if (row.status !== 'pending') return toNotification(row);
+      const now = clock.now();
+      const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - ATTEMPT_LEASE_MS);
+      if (!claimed) {
+        const current = await repo.get(store.db, row.id);
+        if (current && current.status !== 'pending') return toNotification(current);
+        throw new RetryableDeliveryError('Another attempt of this notification is in progress');
+      }
+      const attempt = claimed.attempts;
+      let result: AttemptResult;
+      try {
+        if (action.type !== claimed.channel) throw new PermanentFailure(`A ${action.type} action cannot deliver a ${claimed.channel} notification`);
+        result = action.type === 'email' ? await sendEmail(claimed, action) : await sendWebhook(claimed, action, opts.event);
+      } catch (err) {
+        result = err instanceof PermanentFailure
+          ? { outcome: 'failed', error: err.message, responseStatus: null }
+          : { outcome: 'retry', error: `Internal error: ${errorSummary(err).message ?? 'unknown'}`, responseStatus: null };
+      }
+      const settled = await settle(claimed, attempt, result);
+      if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed');
+      return toNotification(settled);
+    },
+
+    /** `GET /alerts/{id}/notifications`: the alert's delivery log, newest first; 404 for another organization's alert. */
+    async listForAlert(orgId: string, alertId: string, query: NotificationListQuery): Promise<Page<Notification>> {
+      if (!(await repo.alertExists(store.db, orgId, alertId))) throw notFound('Alert');
+      const limit = query.limit ?? 25;
+      return paginate(cursors, `${orgId}:notifications:${alertId}`, { limit, cursor: query.cursor },
+        (after) => repo.page(store.db, orgId, alertId, limit, after), () => repo.count(store.db, orgId, alertId), toNotification);
+    },
+  };
+}
+export type NotificationsService = ReturnType<typeof notificationsService>;
