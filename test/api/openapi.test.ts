@@ -26,7 +26,6 @@ describe('served OpenAPI document', () => {
     const expected = [
       'get /alerts', 'post /alerts/bulk', 'get /alerts/{id}', 'post /alerts/{id}/acknowledge', 'post /alerts/{id}/resolve',
       'get /alerts/{id}/notifications',
-      'get /alerts/{id}/notifications',
       'get /integrations', 'post /integrations', 'get /integrations/{id}', 'put /integrations/{id}', 'patch /integrations/{id}', 'delete /integrations/{id}',
       'get /integrations/presets', 'post /integrations/{id}/preview', 'post /integrations/{id}/rotate-token', 'get /integrations/{id}/rejections',
       'get /clients', 'post /clients', 'get /clients/{id}', 'put /clients/{id}', 'patch /clients/{id}', 'delete /clients/{id}',
@@ -59,7 +58,6 @@ describe('served OpenAPI document', () => {
     const scopeOf = (m: string, p: string) => doc.paths[p]?.[m]?.['x-required-scopes']?.[0];
     assert.equal(scopeOf('get', '/alerts'), 'alerts:read');
     assert.equal(scopeOf('post', '/alerts/bulk'), 'alerts:write');
-    assert.equal(scopeOf('get', '/alerts/{id}/notifications'), 'alerts:read');
     assert.equal(scopeOf('get', '/alerts/{id}/notifications'), 'alerts:read');
     assert.equal(scopeOf('delete', '/integrations/{id}'), 'integrations:write');
     assert.equal(scopeOf('get', '/clients'), 'clients:read');
