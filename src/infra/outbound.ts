@@ -93,12 +93,18 @@ function inAllowedRange(address: string, allow: AllowList): boolean {
   return allow.cidrs.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits));
 }
 
-/** Null when the address may be connected to, else the reason it may not. */
-export function refusalOf(address: string, allow: AllowList): string | null {
+/** The range that forbids the address (`loopback`, …, `invalid`), or null when it may be connected to. */
+function forbiddingRange(address: string, allow: AllowList): string | null {
   const range = blockedRange(address);
+  if (range === null || range === 'invalid') return range;
+  return inAllowedRange(address, allow) ? null : range;
+}
+
+/** Null when the address may be connected to, else why not (`127.0.0.2 is a loopback address`). */
+export function refusalOf(address: string, allow: AllowList): string | null {
+  const range = forbiddingRange(address, allow);
   if (range === null) return null;
-  if (range === 'invalid') return `"${address}" is not an address`;
-  return inAllowedRange(address, allow) ? null : `${address} is a ${range} address`;
+  return range === 'invalid' ? `"${address}" is not an address` : `${address} is a ${range} address`;
 }
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
@@ -113,7 +119,7 @@ export function checkOutboundUrl(raw: string, allow: AllowList): UrlCheck {
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: 'is not a valid URL' };
+    return { ok: false, reason: 'is not valid' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'must use http or https' };
   const host = bare(url.hostname);
@@ -122,7 +128,7 @@ export function checkOutboundUrl(raw: string, allow: AllowList): UrlCheck {
   // The WHATWG parser already turned `0x7f.1` or `2130706433` into dotted form.
   if (isIpLiteral(host)) {
     const refused = refusalOf(host, allow);
-    if (refused) return { ok: false, reason: `refused: ${refused}` };
+    if (refused) return { ok: false, reason: `is refused: ${refused}` };
   }
   return { ok: true, url };
 }
@@ -148,8 +154,8 @@ export function guardedLookup(allow: AllowList, resolve: Resolver = dns.lookup a
       if (err) return callback(err, []);
       if (!allow.hosts.has(host)) {
         for (const a of addresses) {
-          const refused = refusalOf(a.address, allow);
-          if (refused) return callback(new OutboundRefusedError(`refused: ${hostname} resolves to ${refused}`), []);
+          const range = forbiddingRange(a.address, allow);
+          if (range) return callback(new OutboundRefusedError(`${hostname} resolves to ${a.address}, a ${range} address`), []);
         }
       }
       if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
@@ -175,7 +181,7 @@ const EXCERPT_BYTES = 512;
  */
 export function guardedPost(url: URL, body: Buffer, headers: Record<string, string>, opts: { allow: AllowList; timeoutMs: number }): Promise<OutboundResponse> {
   const checked = checkOutboundUrl(url.href, opts.allow);
-  if (!checked.ok) return Promise.reject(new OutboundRefusedError(checked.reason));
+  if (!checked.ok) return Promise.reject(new OutboundRefusedError(`the URL ${checked.reason}`));
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = client.request(url, {

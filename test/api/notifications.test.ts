@@ -287,8 +287,12 @@ for (const kind of STORE_KINDS) {
         const { id } = await prepared('webhook', url);
         const r = await h.c.notifications.deliver(id, { type: 'webhook', url, secret: SECRET });
         assert.equal(r.status, 'failed', url);
-        assert.match(r.lastError ?? '', /refused|http or https/, url);
+        assert.match(r.lastError ?? '', /^The URL (is refused: .* is a (loopback|private|linkLocal) address|must use http or https)$/, url);
       }
+      const one = await prepared('webhook', `${offList.base}/ssrf`);
+      const r = await h.c.notifications.deliver(one.id, { type: 'webhook', url: `${offList.base}/ssrf`, secret: SECRET });
+      assert.equal(r.lastError, 'The URL is refused: 127.0.0.2 is a loopback address');
+      assert.equal(r.responseStatus, null);
       assert.equal(offList.hits.length, 0, 'no request reached 127.0.0.2');
     });
 

@@ -86,7 +86,7 @@ describe('checkOutboundUrl (syntax and address literals, no DNS)', () => {
     ['ftp://example.com/', false, /http or https/],
     ['file:///etc/passwd', false, /http or https/],
     ['javascript:alert(1)', false, /http or https/],
-    ['not a url', false, /not a valid URL/],
+    ['not a url', false, /is not valid/],
     ['http://127.0.0.1:9000/', false, /loopback/],
     ['http://0x7f.1/', false, /loopback/],
     ['http://2130706433/', false, /loopback/],
@@ -132,7 +132,7 @@ describe('guardedLookup (the check the connection itself makes)', () => {
     for (const host of ['rebind.test', 'v6.test', 'internal.test']) {
       const r = await run(host, true);
       assert.ok(r.err instanceof OutboundRefusedError, host);
-      assert.match(r.err.message, new RegExp(`refused: ${host.replace('.', '\\.')} resolves to`));
+      assert.match(r.err.message, new RegExp(`^${host.replace('.', '\\.')} resolves to [0-9a-f.:]+, a [A-Za-z]+ address$`));
     }
     assert.equal((await run('none.test', false)).err?.message, 'none.test has no address');
   });
@@ -157,7 +157,7 @@ describe('guardedPost (a real connection)', () => {
       const url = new URL(`http://localhost:${(server.address() as AddressInfo).port}/x`);
       const body = Buffer.from('{}');
       await assert.rejects(guardedPost(url, body, {}, { allow: EMPTY_ALLOW_LIST, timeoutMs: 2000 }), (err: unknown) =>
-        err instanceof OutboundRefusedError && /refused: localhost resolves to .* loopback address/.test(err.message));
+        err instanceof OutboundRefusedError && /^localhost resolves to (127\.0\.0\.1|::1), a loopback address$/.test(err.message));
       assert.equal(hits, 0);
       const r = await guardedPost(url, body, { 'Content-Type': 'application/json' }, { allow: parseAllowList('127.0.0.1/32, ::1/128'), timeoutMs: 2000 });
       assert.equal(r.status, 201);

@@ -168,7 +168,7 @@ export function notificationsService(deps: NotificationsDeps) {
       const error = outcome === 'sent' ? null : `HTTP ${res.status}${res.excerpt.trim() ? `: ${res.excerpt}` : ''}`;
       return { outcome, error, responseStatus: res.status };
     } catch (err) {
-      if (err instanceof OutboundRefusedError) throw new PermanentFailure(`The URL is ${err.message}`);
+      if (err instanceof OutboundRefusedError) throw new PermanentFailure(`The URL is refused: ${err.message}`);
       const e = errorSummary(err);
       return { outcome: 'retry', error: `${e.code ? `${String(e.code)}: ` : ''}${e.message ?? 'request failed'}`, responseStatus: null };
     }
