@@ -25,6 +25,8 @@ import { notificationsRepo } from './modules/notifications/notifications-repo.ts
 import { notificationsService } from './modules/notifications/notifications-service.ts';
 import { orgsRepo } from './modules/orgs/orgs-repo.ts';
 import { orgsService } from './modules/orgs/orgs-service.ts';
+import { schedulesRepo } from './modules/schedules/schedules-repo.ts';
+import { schedulesService } from './modules/schedules/schedules-service.ts';
 import { suppressionRepo } from './modules/suppression/suppression-repo.ts';
 import { suppressionService } from './modules/suppression/suppression-service.ts';
 import { usersRepo } from './modules/users/users-repo.ts';
@@ -79,6 +81,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const ingest = ingestService({ store, alerts: alertRows, clients: clientRows, suppression: suppressionRows, clock, batchMax: config.ingestBatchMax });
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
   const sweeper = suppression.startSweeper(config.suppressionSweepSeconds * 1000);
+  const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : null;
   const notifications = notificationsService({
     store, repo: notificationsRepo(), alerts, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
@@ -102,6 +105,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     alerts,
     ingest,
     suppression,
+    schedules,
     notifications,
     /** Flushes buffered audit events and counters, then closes Redis and the store. */
     async close(): Promise<void> {

@@ -12,6 +12,7 @@ import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
+import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
 import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
@@ -108,6 +109,7 @@ export async function buildApp(c: Container, log: Logger) {
     integrationsRoutes(api, c);
     clientsRoutes(api, c.clients);
     suppressionRoutes(api, c.suppression);
+    schedulesRoutes(api, c.schedules);
     apiKeysRoutes(api, c);
     usersRoutes(api, c.users);
     auditRoutes(api, c.audit);

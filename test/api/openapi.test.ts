@@ -33,6 +33,8 @@ describe('served OpenAPI document', () => {
       'get /users', 'get /api-keys', 'post /api-keys', 'delete /api-keys/{id}', 'get /audit-log',
       'get /workflows', 'post /workflows', 'get /workflows/{id}', 'put /workflows/{id}', 'patch /workflows/{id}', 'delete /workflows/{id}',
       'post /workflows/{id}/enable', 'post /workflows/{id}/disable', 'post /workflows/{id}/test', 'get /workflows/{id}/runs',
+      'get /schedules', 'post /schedules', 'get /schedules/{id}', 'put /schedules/{id}', 'patch /schedules/{id}', 'delete /schedules/{id}',
+      'get /schedules/current-oncall', 'get /schedules/{id}/shifts', 'get /schedules/{id}/calendar.ics',
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
     assert.deepEqual([...actual].sort(), [...expected].sort());
@@ -69,6 +71,11 @@ describe('served OpenAPI document', () => {
     assert.equal(scopeOf('post', '/suppression'), 'suppression:write');
     assert.equal(scopeOf('put', '/suppression/{id}'), 'suppression:write');
     assert.equal(scopeOf('delete', '/suppression/{id}'), 'suppression:write');
+    assert.equal(scopeOf('get', '/schedules'), 'schedules:read');
+    assert.equal(scopeOf('get', '/schedules/{id}'), 'schedules:read');
+    assert.equal(scopeOf('put', '/schedules/{id}'), 'schedules:write');
+    assert.equal(scopeOf('delete', '/schedules/{id}'), 'schedules:write');
+    assert.equal(scopeOf('get', '/schedules/current-oncall'), 'schedules:read');
     assert.equal(scopeOf('get', '/users'), 'users:read');
     assert.equal(scopeOf('post', '/api-keys'), 'api_keys:write');
     assert.equal(scopeOf('get', '/audit-log'), 'audit:read');

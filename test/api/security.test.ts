@@ -38,6 +38,7 @@ function validBody(op: Op): unknown {
   if (op.template === '/workflows/{id}/test') return { alert: { title: 't', severity: 'low' } };
   if (op.template === '/workflows/{id}/enable' || op.template === '/workflows/{id}/disable') return undefined;
   if (op.template.startsWith('/workflows')) return { name: 'renamed', trigger: 'alert.created', actions: [{ type: 'suppress' }] };
+  if (op.template.startsWith('/schedules')) return { name: 'renamed' };
   return {};
 }
 
@@ -112,6 +113,7 @@ for (const kind of STORE_KINDS) {
       const theirWindow = await h.req('POST', '/api/v1/suppression', { key: other.key, body: { name: 'Theirs', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' } });
       const theirClient = await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'Theirs', slug: 'theirs' } });
       const theirWorkflow = await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'Theirs', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
+      const theirSchedule = await h.req('POST', '/api/v1/schedules', { key: other.key, body: { name: 'Theirs', layers: [{ name: 'L', startsAt: '2026-11-21T00:00:00.000Z', rotation: 'daily', users: [other.ownerId] }] } });
       const foreignIds: Record<string, string> = {
         alerts: ingested.body.data.alerts[0].alertId,
         integrations: integ.id,
@@ -119,6 +121,7 @@ for (const kind of STORE_KINDS) {
         suppression: theirWindow.body.data.id,
         clients: theirClient.body.data.id,
         workflows: theirWorkflow.body.data.id,
+        schedules: theirSchedule.body.data.id,
       };
       const withId = ops.filter((op) => op.template.includes('{id}'));
       assert.ok(withId.length >= 6);
@@ -139,6 +142,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual((await h.req('GET', `/api/v1/suppression/${foreignIds.suppression}`, { key: other.key })).body.data, theirWindow.body.data);
       assert.deepEqual((await h.req('GET', `/api/v1/clients/${foreignIds.clients}`, { key: other.key })).body.data, theirClient.body.data);
       assert.deepEqual((await h.req('GET', `/api/v1/workflows/${foreignIds.workflows}`, { key: other.key })).body.data, theirWorkflow.body.data);
+      assert.deepEqual((await h.req('GET', `/api/v1/schedules/${foreignIds.schedules}`, { key: other.key })).body.data, theirSchedule.body.data);
     });
 
     it('never lists another organization\'s records', async () => {
@@ -148,7 +152,8 @@ for (const kind of STORE_KINDS) {
       await h.req('POST', '/api/v1/suppression', { key: other.key, body: { name: 'secret-title', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' } });
       await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'secret-title', slug: 'secret-title' } });
       await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'secret-title', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
-      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/workflows', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
+      await h.req('POST', '/api/v1/schedules', { key: other.key, body: { name: 'secret-title', layers: [{ name: 'L', startsAt: '2026-11-21T00:00:00.000Z', rotation: 'daily', users: [other.ownerId] }] } });
+      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/workflows', '/api/v1/schedules', '/api/v1/schedules/current-oncall', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
         const r = await h.req('GET', `${path}?limit=100`);
         assert.equal(r.status, 200);
         assert.ok(!r.raw.includes(other.id) && !r.raw.includes(integ.id) && !r.raw.includes('secret-title'), `${path} leaks another organization's data`);

@@ -1,0 +1,241 @@
+import type { Kysely } from 'kysely';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { Actor } from '../../lib/actor.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { iso, isoOrNull } from '../../lib/clock.ts';
+import { AppError, invalid, notFound, type ErrorDetail } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { CursorCodec, Page } from '../../lib/pagination.ts';
+import { paginate } from '../../lib/pagination.ts';
+import type { AuditService } from '../audit/audit-service.ts';
+import { calendar, eventUid } from './ical-fns.ts';
+import { DAY_MS, type Layer } from './rotation-fns.ts';
+import { onCallAt, scheduleErrors, shiftsBetween, userMentions, type OnCall, type OnCallSchedule } from './schedules-fns.ts';
+import type { ScheduleRow, SchedulesRepo, ScheduleUser } from './schedules-repo.ts';
+import {
+  MAX_RANGE_DAYS,
+  type CreateScheduleBody, type LayerBody, type OnCallEntry, type OverrideBody, type Schedule, type ScheduleShifts, type UpdateScheduleBody,
+} from './schedules-schemas.ts';
+
+type StoredLayer = Schedule['layers'][number];
+type StoredOverride = Schedule['overrides'][number];
+
+const refused = (errors: ErrorDetail[]): AppError => new AppError('VALIDATION_ERROR', 'Schedule is invalid', errors);
+
+/** Layers and overrides as stored (and shown): instants normalized to ISO UTC with milliseconds, defaults filled in. */
+const storedLayers = (layers: LayerBody[]): StoredLayer[] => layers.map((l) => ({
+  name: l.name,
+  startsAt: iso(Date.parse(l.startsAt)),
+  rotation: l.rotation,
+  shiftHours: l.shiftHours ?? null,
+  users: l.users,
+  restrictions: l.restrictions ?? [],
+}));
+const storedOverrides = (overrides: OverrideBody[]): StoredOverride[] =>
+  overrides.map((o) => ({ userId: o.userId, startsAt: iso(Date.parse(o.startsAt)), endsAt: iso(Date.parse(o.endsAt)) }));
+
+/** Default range of `shifts` (from now) and of the calendar feed (a week back, 60 days ahead). */
+const SHIFTS_SPAN_MS = 7 * DAY_MS;
+const CALENDAR_BACK_MS = 7 * DAY_MS;
+const CALENDAR_SPAN_MS = 67 * DAY_MS;
+
+export function schedulesService(deps: { store: Store; repo: SchedulesRepo; audit: AuditService; clock: Clock; cursors: CursorCodec }) {
+  const { store, repo, audit, clock, cursors } = deps;
+
+  const parts = (r: ScheduleRow) => ({
+    layers: store.readJson<StoredLayer[]>(r.layers),
+    overrides: store.readJson<StoredOverride[]>(r.overrides),
+  });
+
+  const toSchedule = (r: ScheduleRow): Schedule => ({
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    timezone: r.timezone,
+    ...parts(r),
+    createdAt: iso(r.created_at),
+    updatedAt: iso(r.updated_at),
+  });
+
+  /** The schedule as the rotation functions take it. */
+  const rota = (r: ScheduleRow): OnCallSchedule => {
+    const { layers, overrides } = parts(r);
+    return {
+      timezone: r.timezone,
+      layers: layers.map((l): Layer => ({ ...l, startsAt: Date.parse(l.startsAt) })),
+      overrides: overrides.map((o) => ({ userId: o.userId, startsAt: Date.parse(o.startsAt), endsAt: Date.parse(o.endsAt) })),
+    };
+  };
+
+  async function found(db: Kysely<DB>, orgId: string, id: string): Promise<ScheduleRow> {
+    const row = await repo.get(db, orgId, id);
+    if (!row) throw notFound('Schedule');
+    return row;
+  }
+
+  /** Every user a schedule names must be a user of the organization: 400 naming each other one. */
+  async function checkUsers(db: Kysely<DB>, orgId: string, input: { layers?: LayerBody[] | undefined; overrides?: OverrideBody[] | undefined }): Promise<void> {
+    const mentions = userMentions(input);
+    const known = new Set((await repo.users(db, orgId, mentions.map((m) => m.userId))).map((u) => u.id));
+    const errors = mentions.filter((m) => !known.has(m.userId)).map((m) => ({ path: m.path, message: 'is not a user of this organization' }));
+    if (errors.length > 0) throw refused(errors);
+  }
+
+  const usersById = async (orgId: string, ids: string[]): Promise<Map<string, ScheduleUser>> =>
+    new Map((await repo.users(store.db, orgId, ids)).map((u) => [u.id, { id: u.id, name: u.name, email: u.email }]));
+
+  function range(query: { from?: string | undefined; to?: string | undefined }, defaultFrom: number, span: number): { from: number; to: number } {
+    const from = query.from !== undefined ? Date.parse(query.from) : defaultFrom;
+    const to = query.to !== undefined ? Date.parse(query.to) : from + span;
+    if (!(to > from)) throw invalid('/to', 'must be after from');
+    if (to - from > MAX_RANGE_DAYS * DAY_MS) throw invalid('/to', `must be at most ${MAX_RANGE_DAYS} days after from`);
+    return { from, to };
+  }
+
+  const entry = (r: ScheduleRow, oc: OnCall, users: Map<string, ScheduleUser>): OnCallEntry => ({
+    scheduleId: r.id,
+    scheduleName: r.name,
+    user: oc.userId === null ? null : (users.get(oc.userId) ?? null),
+    startsAt: isoOrNull(oc.startsAt),
+    endsAt: isoOrNull(oc.endsAt),
+  });
+
+  return {
+    async create(orgId: string, actor: Actor, input: CreateScheduleBody): Promise<Schedule> {
+      const errors = scheduleErrors({ timezone: input.timezone, layers: input.layers, overrides: input.overrides });
+      if (errors.length > 0) throw refused(errors);
+      const now = clock.now();
+      const row: ScheduleRow = {
+        id: newId('sch'),
+        org_id: orgId,
+        name: input.name,
+        description: input.description ?? null,
+        timezone: input.timezone ?? 'UTC',
+        layers: JSON.stringify(storedLayers(input.layers ?? [])),
+        overrides: JSON.stringify(storedOverrides(input.overrides ?? [])),
+        created_at: now,
+        updated_at: now,
+      };
+      await store.db.transaction().execute(async (trx) => {
+        await checkUsers(trx, orgId, input);
+        await repo.insert(trx, row);
+        await audit.record(trx, { orgId, action: 'schedule.created', actor, target: { type: 'schedule', id: row.id }, metadata: { name: row.name } });
+      });
+      return toSchedule(row);
+    },
+
+    async get(orgId: string, id: string): Promise<Schedule> {
+      return toSchedule(await found(store.db, orgId, id));
+    },
+
+    list(orgId: string, query: { limit: number; cursor?: string | undefined }): Promise<Page<Schedule>> {
+      return paginate(cursors, `${orgId}:schedules`, query,
+        (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), toSchedule);
+    },
+
+    /** Partial: fields left out stay; `layers` and `overrides` given replace the stored ones whole. */
+    async update(orgId: string, actor: Actor, id: string, input: UpdateScheduleBody): Promise<Schedule> {
+      const errors = scheduleErrors({ timezone: input.timezone, layers: input.layers, overrides: input.overrides });
+      if (errors.length > 0) throw refused(errors);
+      const row = await store.db.transaction().execute(async (trx) => {
+        await found(trx, orgId, id);
+        await checkUsers(trx, orgId, input);
+        const updated = await repo.update(trx, orgId, id, {
+          ...(input.name !== undefined && { name: input.name }),
+          ...(input.description !== undefined && { description: input.description }),
+          ...(input.timezone !== undefined && { timezone: input.timezone }),
+          ...(input.layers !== undefined && { layers: JSON.stringify(storedLayers(input.layers)) }),
+          ...(input.overrides !== undefined && { overrides: JSON.stringify(storedOverrides(input.overrides)) }),
+          updated_at: clock.now(),
+        });
+        if (!updated) throw notFound('Schedule');
+        await audit.record(trx, { orgId, action: 'schedule.updated', actor, target: { type: 'schedule', id }, metadata: { changed: Object.keys(input) } });
+        return updated;
+      });
+      return toSchedule(row);
+    },
+
+    async remove(orgId: string, actor: Actor, id: string): Promise<void> {
+      await store.db.transaction().execute(async (trx) => {
+        if (!(await repo.remove(trx, orgId, id))) throw notFound('Schedule');
+        await audit.record(trx, { orgId, action: 'schedule.deleted', actor, target: { type: 'schedule', id } });
+      });
+    },
+
+    /**
+     * Who is on call in one schedule at `at` (default now): the user's `{id, name, email}`, or null when
+     * nobody is, or when the organization has no such schedule. For incidents (assign) and notifications
+     * (toOnCall); `db` lets a caller ask inside its own transaction.
+     */
+    async currentOnCall(orgId: string, scheduleId: string, at: number = clock.now(), db: Kysely<DB> = store.db): Promise<ScheduleUser | null> {
+      const row = await repo.get(db, orgId, scheduleId);
+      if (!row) return null;
+      const { userId } = onCallAt(rota(row), at);
+      if (userId === null) return null;
+      const [user] = await repo.users(db, orgId, [userId]);
+      return user ? { id: user.id, name: user.name, email: user.email } : null;
+    },
+
+    /** `GET /schedules/current-oncall`: one entry per schedule (a page of them), or only `scheduleId`'s. */
+    async onCallList(orgId: string, query: { scheduleId?: string | undefined; at?: string | undefined; limit: number; cursor?: string | undefined }): Promise<Page<OnCallEntry>> {
+      const at = query.at !== undefined ? Date.parse(query.at) : clock.now();
+      if (query.scheduleId !== undefined) {
+        const row = await found(store.db, orgId, query.scheduleId);
+        const oc = onCallAt(rota(row), at);
+        const users = await usersById(orgId, oc.userId === null ? [] : [oc.userId]);
+        return { data: [entry(row, oc, users)], meta: { limit: query.limit, hasMore: false, nextCursor: null, total: 1 } };
+      }
+      const page = await paginate(cursors, `${orgId}:schedules:oncall`, query,
+        (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId),
+        (r) => ({ row: r, oc: onCallAt(rota(r), at) }));
+      const users = await usersById(orgId, page.data.flatMap((d) => (d.oc.userId === null ? [] : [d.oc.userId])));
+      return { data: page.data.map((d) => entry(d.row, d.oc, users)), meta: page.meta };
+    },
+
+    /** `GET /schedules/{id}/shifts`: the final shifts intersecting [from, to) (default: the 7 days from now). */
+    async shifts(orgId: string, id: string, query: { from?: string | undefined; to?: string | undefined }): Promise<ScheduleShifts> {
+      const row = await found(store.db, orgId, id);
+      const { from, to } = range(query, clock.now(), SHIFTS_SPAN_MS);
+      const s = rota(row);
+      return {
+        scheduleId: row.id,
+        timezone: row.timezone,
+        from: iso(from),
+        to: iso(to),
+        shifts: shiftsBetween(s, from, to).map((sh) => ({
+          userId: sh.userId,
+          startsAt: iso(sh.startsAt),
+          endsAt: iso(sh.endsAt),
+          source: sh.source,
+          ...(sh.layer !== null && { layerName: (s.layers[sh.layer] as Layer).name }),
+        })),
+      };
+    },
+
+    /** The iCalendar feed of the schedule's final shifts (default: 7 days back to 60 days ahead). */
+    async calendar(orgId: string, id: string, query: { from?: string | undefined; to?: string | undefined }): Promise<string> {
+      const row = await found(store.db, orgId, id);
+      const now = clock.now();
+      const { from, to } = range(query, now - CALENDAR_BACK_MS, CALENDAR_SPAN_MS);
+      const s = rota(row);
+      const shifts = shiftsBetween(s, from, to);
+      const users = await usersById(orgId, shifts.map((sh) => sh.userId));
+      return calendar({
+        name: row.name,
+        timezone: row.timezone,
+        stamp: now,
+        events: shifts.map((sh) => ({
+          uid: eventUid([row.id, sh.userId, String(sh.startsAt), sh.source, String(sh.layer)]),
+          startsAt: sh.startsAt,
+          endsAt: sh.endsAt,
+          summary: `On call: ${users.get(sh.userId)?.name ?? sh.userId}`,
+          description: sh.layer !== null
+            ? `${row.name}, layer ${(s.layers[sh.layer] as Layer).name}`
+            : `${row.name}, override`,
+        })),
+      });
+    },
+  };
+}
+export type SchedulesService = ReturnType<typeof schedulesService>;
