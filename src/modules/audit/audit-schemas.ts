@@ -5,7 +5,7 @@ import { listOf, PageQuery } from '../../lib/pagination.ts';
 export const AuditEvent = Type.Object(
   {
     id: Type.String(),
-    action: Type.String({ description: 'api_key.used, api_key.created, api_key.revoked, integration.created, integration.updated, integration.deleted, client.created, client.updated, client.deleted, suppression.created, suppression.updated, suppression.deleted, workflow.created, workflow.updated, workflow.deleted, workflow.enabled, workflow.disabled' }),
+    action: Type.String({ description: 'api_key.used, api_key.created, api_key.revoked, integration.created, integration.updated, integration.deleted, client.created, client.updated, client.deleted, suppression.created, suppression.updated, suppression.deleted, workflow.created, workflow.updated, workflow.deleted, workflow.enabled, workflow.disabled, schedule.created, schedule.updated, schedule.deleted' }),
     actor: Actor,
     target: Nullable(Type.Object({ type: Type.String(), id: Type.String() }, { additionalProperties: false })),
     ip: Nullable(Type.String()),
