@@ -29,6 +29,11 @@ describe('zone clock (offsets from luxon, remembered per day)', () => {
     assert.deepEqual(addDays({ year: 2028, month: 3, day: 1, hour: 0, minute: 0 }, -1).day, 29);
     assert.equal(weekdayOf({ year: 2026, month: 10, day: 26, hour: 0, minute: 0 }), 1);
     assert.equal(weekdayOf({ year: 2026, month: 10, day: 25, hour: 23, minute: 59 }), 7);
+    assert.deepEqual(addDays({ year: 50, month: 2, day: 28, hour: 0, minute: 0 }, 1), { year: 50, month: 3, day: 1, hour: 0, minute: 0, second: 0, millisecond: 0 }, 'years 0–99 as they are');
+    const liberia = zoneClock('Africa/Monrovia'); // −00:44:30 until 1972
+    const t = Date.parse('1960-06-01T12:00:00Z');
+    assert.equal(liberia.offset(t), -44.5);
+    assert.equal(liberia.instant(liberia.wall(t)), t);
   });
 
   it('property: every reading and every instant agree with luxon, near DST changes most of all', () => {

@@ -23,7 +23,12 @@ export interface Wall {
   millisecond?: number;
 }
 
-const floating = (w: Wall): number => Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second ?? 0, w.millisecond ?? 0);
+/** The reading as if it were UTC (setUTCFullYear, unlike Date.UTC, takes years 0–99 as they are). */
+const floating = (w: Wall): number => {
+  const d = new Date(0);
+  d.setUTCFullYear(w.year, w.month - 1, w.day);
+  return d.setUTCHours(w.hour, w.minute, w.second ?? 0, w.millisecond ?? 0);
+};
 
 const fromFloating = (ms: number): Required<Wall> => {
   const d = new Date(ms);
@@ -60,31 +65,33 @@ export function zoneClock(name: string): ZoneClock {
   const known = clocks.get(name);
   if (known) return known;
   const zone = IANAZone.create(name);
+  // Offsets in whole milliseconds (local mean times of old dates have offsets in seconds).
+  const exact = (at: number): number => Math.round(zone.offset(at) * MINUTE_MS);
   const atMidnight = new Map<number, number>();
   const dayStart = (day: number): number => {
     let o = atMidnight.get(day);
     if (o === undefined) {
       if (atMidnight.size >= MAX_DAYS_REMEMBERED) atMidnight.clear();
-      o = zone.offset(day * DAY_MS);
+      o = exact(day * DAY_MS);
       atMidnight.set(day, o);
     }
     return o;
   };
-  const offset = (at: number): number => {
+  const offsetMs = (at: number): number => {
     const day = Math.floor(at / DAY_MS);
     const o = dayStart(day);
-    return o === dayStart(day + 1) ? o : zone.offset(at);
+    return o === dayStart(day + 1) ? o : exact(at);
   };
   const clock: ZoneClock = {
-    offset,
-    wall: (at) => fromFloating(at + offset(at) * MINUTE_MS),
+    offset: (at) => offsetMs(at) / MINUTE_MS,
+    wall: (at) => fromFloating(at + offsetMs(at)),
     instant(w) {
       const local = floating(w);
       // The offsets in force a day before and a day after: a reading is one of local − offset for those two.
-      const before = offset(local - DAY_MS);
-      const after = offset(local + DAY_MS);
-      const candidates = [local - before * MINUTE_MS, local - after * MINUTE_MS].filter((t) => t + offset(t) * MINUTE_MS === local);
-      return candidates.length === 0 ? local - before * MINUTE_MS : Math.min(...candidates);
+      const before = offsetMs(local - DAY_MS);
+      const after = offsetMs(local + DAY_MS);
+      const candidates = [local - before, local - after].filter((t) => t + offsetMs(t) === local);
+      return candidates.length === 0 ? local - before : Math.min(...candidates);
     },
   };
   clocks.set(name, clock);
