@@ -31,6 +31,15 @@ export interface Config {
   readonly ingestBatchMax: number;
   /** How often alerts of ended suppression windows are returned to firing. */
   readonly suppressionSweepSeconds: number;
+  /** Background jobs (workflow runs, notification deliveries). */
+  readonly jobs: {
+    /** Run workers in this process; an instance that only answers the API can leave them to others. */
+    readonly workers: boolean;
+    readonly pollMs: number;
+    /** How long a job belongs to the worker that took it; after that another takes it up (a crashed worker's job). */
+    readonly leaseSeconds: number;
+    readonly concurrency: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -44,6 +53,13 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
 }
 
 function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
@@ -150,5 +166,11 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
     suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),
+    jobs: {
+      workers: bool(env, 'JOB_WORKERS', true),
+      pollMs: int(env, 'JOB_POLL_MS', 250, 10, 60_000),
+      leaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 1, 86_400),
+      concurrency: int(env, 'JOB_CONCURRENCY', 4, 1, 100),
+    },
   });
 }

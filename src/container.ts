@@ -5,6 +5,12 @@ import type { Store } from './db/database.ts';
 import { openMigratedStore } from './db/migrations.ts';
 import type { Limits } from './http/auth.ts';
 import { smtpMailer } from './infra/mailer.ts';
+import { pgBossQueue } from './infra/queue/pgboss-queue.ts';
+import { sqliteQueue } from './infra/queue/sqlite-queue.ts';
+import { eventRelay, type AlertEvent } from './modules/automation/event-relay.ts';
+import { workflowRunner, type DeliveryJob } from './modules/automation/workflow-runner.ts';
+import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
+import { incidentsService } from './modules/incidents/incidents-service.ts';
 import { limiterFactory } from './infra/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { errorSummary } from './lib/logger.ts';
@@ -38,6 +44,9 @@ async function serverSecret(store: Store): Promise<string> {
   const row = await store.db.selectFrom('meta').select('value').where('key', '=', 'server_secret').executeTakeFirstOrThrow();
   return row.value;
 }
+
+/** How long shutdown waits for running jobs before handing them back to the queue. */
+const JOB_STOP_TIMEOUT_MS = 10_000;
 
 /** The composition root: the one place that picks implementations and wires dependencies. */
 export async function createContainer(config: Config, opts: { log: Logger; clock?: Clock }) {
@@ -82,13 +91,27 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
   const sweeper = suppression.startSweeper(config.suppressionSweepSeconds * 1000);
   const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });
-  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : null;
+  const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const notifications = notificationsService({
     store, repo: notificationsRepo(), alerts, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
     userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow,
-    // Wired when the schedules service lands: the on-call user's email when the email is sent.
-    onCallEmail: null,
+    // The on-call user's email when the email is sent.
+    onCallEmail: async (orgId, scheduleId, at) => (await schedules.currentOnCall(orgId, scheduleId, at))?.email ?? null,
   });
+  const incidents = incidentsService({ store, repo: incidentsRepo(), clock, cursors });
+
+  // Follow-up work of alert changes: the outbox relay feeds the queue, the runner runs workflows and deliveries.
+  const timing = { pollMs: config.jobs.pollMs, leaseMs: config.jobs.leaseSeconds * 1000, concurrency: config.jobs.concurrency };
+  const queue = store.dialect === 'postgres' && config.store.kind === 'postgres'
+    ? await pgBossQueue({ url: config.store.url, log, timing })
+    : sqliteQueue({ store, log, timing });
+  const relay = eventRelay({ store, queue, log, pollMs: config.jobs.pollMs });
+  const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, queue, clock, log });
+  if (config.jobs.workers) {
+    await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data));
+    await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data));
+    relay.start();
+  }
 
   return {
     config,
@@ -105,10 +128,19 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     alerts,
     ingest,
     suppression,
-    schedules,
     notifications,
-    /** Flushes buffered audit events and counters, then closes Redis and the store. */
+    schedules,
+    incidents,
+    queue,
+    relay,
+    runner,
+    /**
+     * Stops taking jobs and lets running ones finish (handing back what does not), flushes buffered audit
+     * events and counters, then closes Redis and the store.
+     */
     async close(): Promise<void> {
+      await relay.stop();
+      await queue.stop(JOB_STOP_TIMEOUT_MS);
       await sweeper.stop();
       mailer?.close();
       await audit.close();

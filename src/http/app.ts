@@ -9,6 +9,7 @@ import { alertsRoutes } from '../modules/alerts/alerts-routes.ts';
 import { apiKeysRoutes } from '../modules/api-keys/api-keys-routes.ts';
 import { auditRoutes } from '../modules/audit/audit-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
+import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
 import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
@@ -96,6 +97,11 @@ export async function buildApp(c: Container, log: Logger) {
     }
   });
 
+  // A change that committed may have written alert events (database triggers): relay them now, not at the next poll.
+  app.addHook('onResponse', async (req, reply) => {
+    if (req.method !== 'GET' && reply.statusCode < 300) c.relay.nudge();
+  });
+
   ingestRoutes(app, c);
 
   const auth = restAuth(c);
@@ -114,6 +120,7 @@ export async function buildApp(c: Container, log: Logger) {
     usersRoutes(api, c.users);
     auditRoutes(api, c.audit);
     workflowsRoutes(api, c.workflows);
+    incidentsRoutes(api, c.incidents);
   }, { prefix: '/api/v1' });
 
   return app;
