@@ -1,5 +1,3 @@
-import nodemailer from 'nodemailer';
-
 export interface MailMessage {
   from: string;
   to: string[];
@@ -29,8 +27,10 @@ const address = (a: unknown): string => (typeof a === 'string' ? a : (a as { add
 /**
  * The SMTP mailer of `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://…:465`; nodemailer's URL options
  * such as `?tls.rejectUnauthorized=false` apply). One connection per message; STARTTLS when offered.
+ * nodemailer is loaded only here, when SMTP_URL is set (as ioredis is only with REDIS_URL).
  */
-export function smtpMailer(url: string, opts: { timeoutMs?: number } = {}): Mailer {
+export async function smtpMailer(url: string, opts: { timeoutMs?: number } = {}): Promise<Mailer> {
+  const { default: nodemailer } = await import('nodemailer');
   const timeout = opts.timeoutMs ?? 15_000;
   const transport = nodemailer.createTransport({
     url,

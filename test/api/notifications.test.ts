@@ -135,7 +135,7 @@ for (const kind of STORE_KINDS) {
       const asked: Array<[string, string, number]> = [];
       const deps: NotificationsDeps = {
         store: h.c.store, repo: notificationsRepo(), alerts: h.c.alerts, clock: h.clock, cursors: new CursorCodec('test'),
-        log: pino({ level: 'silent' }), mailer: smtpMailer(smtp.url), smtpFrom: 'alerts@alertflow.test', baseUrl: 'http://alertflow.test',
+        log: pino({ level: 'silent' }), mailer: await smtpMailer(smtp.url), smtpFrom: 'alerts@alertflow.test', baseUrl: 'http://alertflow.test',
         userAgent: 'AlertFlow/test', outboundAllow: h.config.outboundAllow,
         onCallEmail: async (orgId, scheduleId, at) => {
           asked.push([orgId, scheduleId, at]);
