@@ -94,7 +94,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const notifications = notificationsService({
     store, repo: notificationsRepo(), alerts, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
-    userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow,
+    userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
     // The on-call user's email when the email is sent.
     onCallEmail: async (orgId, scheduleId, at) => (await schedules.currentOnCall(orgId, scheduleId, at))?.email ?? null,
   });

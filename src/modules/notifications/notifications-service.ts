@@ -78,6 +78,8 @@ export interface NotificationsDeps {
   outboundAllow: AllowList;
   onCallEmail: OnCallEmail | null;
   webhookTimeoutMs?: number;
+  /** How long an attempt that recorded nothing holds its notification; the job queue's lease, so a job taken over can send at once. */
+  attemptLeaseMs?: number;
 }
 
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
@@ -239,7 +241,7 @@ export function notificationsService(deps: NotificationsDeps) {
       if (!row) throw new Error(`Notification ${notificationId} not found`);
       if (row.status !== 'pending') return toNotification(row);
       const now = clock.now();
-      const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - ATTEMPT_LEASE_MS);
+      const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - (deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS));
       if (!claimed) {
         const current = await repo.get(store.db, row.id);
         if (current && current.status !== 'pending') return toNotification(current);
