@@ -244,6 +244,21 @@ for (const kind of STORE_KINDS) {
       assert.equal(hitsTo(web, path).length, 1);
     });
 
+    it('webhook: an attempt whose worker died (claimed, nothing recorded) is taken over once its lease has run out', async () => {
+      const path = `/orphan-${kind}`;
+      const url = `${web.base}${path}`;
+      const { id } = await prepared('webhook', url);
+      // A worker took the attempt and died before recording anything.
+      assert.ok(await notificationsRepo().claim(h.c.store.db, id, 0, h.clock.now(), h.clock.now()));
+      const action: DeliveryAction = { type: 'webhook', url, secret: SECRET };
+      await assert.rejects(h.c.notifications.deliver(id, action), /Another attempt of this notification is in progress/);
+      h.clock.advance(h.config.jobs.leaseSeconds * 1000 + 1);
+      const r = await h.c.notifications.deliver(id, action);
+      assert.equal(r.status, 'sent');
+      assert.equal(r.attempts, 2);
+      assert.equal(hitsTo(web, path).length, 1);
+    });
+
     it('webhook: a 4xx or a redirect is final, no retry; retries stop after MAX_ATTEMPTS', async () => {
       for (const [path, status] of [[`/bad-${kind}`, 400], [`/moved-${kind}`, 302]] as const) {
         web.script.set(path, [status]);

@@ -78,7 +78,10 @@ export interface NotificationsDeps {
   outboundAllow: AllowList;
   onCallEmail: OnCallEmail | null;
   webhookTimeoutMs?: number;
-  /** How long an attempt that recorded nothing holds its notification; the job queue's lease, so a job taken over can send at once. */
+  /**
+   * How long an attempt that recorded nothing holds its notification; the job queue's lease, so a job taken
+   * over can send at once. Raised, if shorter, to the channel's longest attempt plus 5 s (email 50 s, webhook 15 s).
+   */
   attemptLeaseMs?: number;
 }
 
@@ -97,6 +100,9 @@ const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => 
 export function notificationsService(deps: NotificationsDeps) {
   const { store, repo, alerts, clock, cursors, log } = deps;
   const webhookTimeoutMs = deps.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  /** Never shorter than the longest attempt of the channel (plus a margin): a live attempt is not taken over and repeated. */
+  const leaseOf = (channel: string): number =>
+    Math.max(deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS, (channel === 'email' ? SMTP_TIMEOUT_MS : webhookTimeoutMs) + 5_000);
 
   /** The alert, its incident and the workflow as they are now. */
   async function context(row: NotificationRow): Promise<MessageContext & { trigger: string | null }> {
@@ -241,7 +247,7 @@ export function notificationsService(deps: NotificationsDeps) {
       if (!row) throw new Error(`Notification ${notificationId} not found`);
       if (row.status !== 'pending') return toNotification(row);
       const now = clock.now();
-      const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - (deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS));
+      const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - leaseOf(row.channel));
       if (!claimed) {
         const current = await repo.get(store.db, row.id);
         if (current && current.status !== 'pending') return toNotification(current);
