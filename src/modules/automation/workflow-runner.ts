@@ -85,6 +85,8 @@ export function workflowRunner(deps: {
       case 'set_severity':
         await alerts.change(db, ctx.row.org_id, ctx.row.id, { severity: action.severity }, at);
         alert.severity = action.severity;
+        // The alert's incident (ctx.incident is always the alert's own) shows the highest severity of its alerts.
+        if (ctx.incident) ctx.incident = await incidents.refreshSeverity(db, ctx.incident, at);
         return outcome('done', `severity ${action.severity}`);
       case 'add_labels': {
         const added = Object.fromEntries(Object.entries(action.labels).map(([k, v]) => [k, renderTemplate(v, { alert, incident: ctx.incident })]));

@@ -57,6 +57,9 @@ export function incidentsRepo() {
         .where('id', '=', incident.id).execute();
       return true;
     },
+    /** The distinct severities of the incident's alerts. */
+    alertSeverities: async (db: Kysely<DB>, incidentId: string): Promise<string[]> =>
+      (await db.selectFrom('alerts').select('severity').distinct().where('incident_id', '=', incidentId).execute()).map((r) => r.severity),
     openAlertCount: async (db: Kysely<DB>, incidentId: string): Promise<number> =>
       countRows(db.selectFrom('alerts').where('incident_id', '=', incidentId).where('status', 'in', ['firing', 'acknowledged', 'suppressed'])),
     alerts: (db: Kysely<DB>, orgId: string, incidentId: string) =>

@@ -153,6 +153,15 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
     assign: (db: Kysely<DB>, incident: IncidentRow, userId: string, at: number, data: Record<string, unknown>) =>
       setAssignee(db, incident, userId, SYSTEM, at, data),
 
+    /** After an alert of the incident changed severity: the incident's is the highest among its alerts. */
+    async refreshSeverity(db: Kysely<DB>, incident: IncidentRow, at: number): Promise<IncidentRow> {
+      const severities = await repo.alertSeverities(db, incident.id);
+      if (severities.length === 0) return incident;
+      const highest = severities.reduce(worse);
+      if (highest === incident.severity) return incident;
+      return (await repo.update(db, incident.org_id, incident.id, { severity: highest, updated_at: at })) as IncidentRow;
+    },
+
     /** An incident resolves by itself once none of its alerts is open. */
     async alertClosed(db: Kysely<DB>, orgId: string, incidentId: string, at: number): Promise<void> {
       const incident = await repo.get(db, orgId, incidentId);
