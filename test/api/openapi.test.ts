@@ -35,6 +35,7 @@ describe('served OpenAPI document', () => {
       'post /workflows/{id}/enable', 'post /workflows/{id}/disable', 'post /workflows/{id}/test', 'get /workflows/{id}/runs',
       'get /schedules', 'post /schedules', 'get /schedules/{id}', 'put /schedules/{id}', 'patch /schedules/{id}', 'delete /schedules/{id}',
       'get /schedules/current-oncall', 'get /schedules/{id}/shifts', 'get /schedules/{id}/calendar.ics',
+      'get /incidents', 'get /incidents/{id}', 'put /incidents/{id}', 'patch /incidents/{id}',
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
     assert.deepEqual([...actual].sort(), [...expected].sort());
@@ -88,5 +89,9 @@ describe('served OpenAPI document', () => {
     assert.equal(scopeOf('post', '/workflows/{id}/disable'), 'workflows:write');
     assert.equal(scopeOf('post', '/workflows/{id}/test'), 'workflows:read');
     assert.equal(scopeOf('get', '/workflows/{id}/runs'), 'workflows:read');
+    assert.equal(scopeOf('get', '/incidents'), 'incidents:read');
+    assert.equal(scopeOf('get', '/incidents/{id}'), 'incidents:read');
+    assert.equal(scopeOf('put', '/incidents/{id}'), 'incidents:write');
+    assert.equal(scopeOf('patch', '/incidents/{id}'), 'incidents:write');
   });
 });

@@ -39,7 +39,29 @@ function validBody(op: Op): unknown {
   if (op.template === '/workflows/{id}/enable' || op.template === '/workflows/{id}/disable') return undefined;
   if (op.template.startsWith('/workflows')) return { name: 'renamed', trigger: 'alert.created', actions: [{ type: 'suppress' }] };
   if (op.template.startsWith('/schedules')) return { name: 'renamed' };
+  if (op.template === '/incidents/{id}') return { status: 'acknowledged' };
   return {};
+}
+
+/** Polls `probe` until it returns a value other than undefined, or fails after the deadline. */
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** An incident of `org`: a create_incident workflow and an alert it groups (the job workers in the container run it). */
+async function incidentOf(h: Harness, org: Org, path: string, title: string): Promise<string> {
+  const wf = await h.req('POST', '/api/v1/workflows', { key: org.key, body: { name: title, trigger: 'alert.created', actions: [{ type: 'create_incident', title }] } });
+  assert.equal(wf.status, 201, wf.raw);
+  const sent = await h.ingest(path, { title: `${title} alert`, severity: 'high' });
+  const alertId = sent.body.data.alerts[0].alertId as string;
+  return eventually(`the incident of ${alertId}`, async () =>
+    (await h.req('GET', `/api/v1/alerts/${alertId}`, { key: org.key })).body.data.incidentId ?? undefined);
 }
 
 async function createKey(h: Harness, org: Org, scopes: string[], expiresAt?: string): Promise<{ id: string; key: string }> {
@@ -110,6 +132,8 @@ for (const kind of STORE_KINDS) {
       const integ = await h.integration(other);
       const ingested = await h.ingest(integ.path, { title: 'theirs', severity: 'high' });
       const theirKey = await createKey(h, other, ['alerts:read']);
+      // Before their suppressing workflow below, which would suppress the alert and stop later workflows.
+      const theirIncident = await incidentOf(h, other, integ.path, 'theirs');
       const theirWindow = await h.req('POST', '/api/v1/suppression', { key: other.key, body: { name: 'Theirs', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' } });
       const theirClient = await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'Theirs', slug: 'theirs' } });
       const theirWorkflow = await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'Theirs', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
@@ -122,6 +146,7 @@ for (const kind of STORE_KINDS) {
         clients: theirClient.body.data.id,
         workflows: theirWorkflow.body.data.id,
         schedules: theirSchedule.body.data.id,
+        incidents: theirIncident,
       };
       const withId = ops.filter((op) => op.template.includes('{id}'));
       assert.ok(withId.length >= 6);
@@ -143,17 +168,20 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual((await h.req('GET', `/api/v1/clients/${foreignIds.clients}`, { key: other.key })).body.data, theirClient.body.data);
       assert.deepEqual((await h.req('GET', `/api/v1/workflows/${foreignIds.workflows}`, { key: other.key })).body.data, theirWorkflow.body.data);
       assert.deepEqual((await h.req('GET', `/api/v1/schedules/${foreignIds.schedules}`, { key: other.key })).body.data, theirSchedule.body.data);
+      const incident = (await h.req('GET', `/api/v1/incidents/${foreignIds.incidents}`, { key: other.key })).body.data;
+      assert.equal(incident.status, 'triggered');
     });
 
     it('never lists another organization\'s records', async () => {
       const other = await h.newOrg('Other2');
       const integ = await h.integration(other);
       await h.ingest(integ.path, { title: 'secret-title', severity: 'high' });
+      await incidentOf(h, other, integ.path, 'secret-title');
       await h.req('POST', '/api/v1/suppression', { key: other.key, body: { name: 'secret-title', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' } });
       await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'secret-title', slug: 'secret-title' } });
       await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'secret-title', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
       await h.req('POST', '/api/v1/schedules', { key: other.key, body: { name: 'secret-title', layers: [{ name: 'L', startsAt: '2026-11-21T00:00:00.000Z', rotation: 'daily', users: [other.ownerId] }] } });
-      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/workflows', '/api/v1/schedules', '/api/v1/schedules/current-oncall', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
+      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/workflows', '/api/v1/schedules', '/api/v1/schedules/current-oncall', '/api/v1/incidents', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
         const r = await h.req('GET', `${path}?limit=100`);
         assert.equal(r.status, 200);
         assert.ok(!r.raw.includes(other.id) && !r.raw.includes(integ.id) && !r.raw.includes('secret-title'), `${path} leaks another organization's data`);
