@@ -20,10 +20,13 @@ export function deliveryStats(deps: { store: Store; repo: IntegrationsRepo; log:
     return d;
   };
 
-  async function flush(): Promise<void> {
-    if (pending.size === 0) return;
-    const batch = pending;
-    pending = new Map();
+  // A read adds the unflushed counts to the stored ones, so it must not overlap a flush: the counts being
+  // flushed would be in neither (PostgreSQL reads on another connection while the flush commits).
+  let flushing: Promise<void> | null = null;
+  let readers = 0;
+  let readersGone: Array<() => void> = [];
+
+  async function write(batch: Map<string, CountDelta>): Promise<void> {
     try {
       await store.db.transaction().execute(async (trx) => {
         for (const [id, d] of batch) await repo.addCounts(trx, id, d);
@@ -34,14 +37,39 @@ export function deliveryStats(deps: { store: Store; repo: IntegrationsRepo; log:
     }
   }
 
+  async function flush(): Promise<void> {
+    while (flushing) await flushing;
+    while (readers > 0) await new Promise<void>((resolve) => readersGone.push(resolve));
+    if (flushing || pending.size === 0) return;
+    const batch = pending;
+    pending = new Map();
+    flushing = write(batch).finally(() => {
+      flushing = null;
+    });
+    await flushing;
+  }
+
+  async function consistent<T>(read: () => Promise<T>): Promise<T> {
+    while (flushing) await flushing;
+    readers++;
+    try {
+      return await read();
+    } finally {
+      readers--;
+      if (readers === 0) for (const wake of readersGone.splice(0)) wake();
+    }
+  }
+
   const timer = setInterval(() => void flush(), FLUSH_EVERY_MS);
   timer.unref();
 
   return {
     accepted: (id: string, at: number) => merge(entry(id), { accepted: 1, rejected: 0, lastAlertAt: at, lastRejectedAt: null }),
     rejected: (id: string, at: number) => merge(entry(id), { accepted: 0, rejected: 1, lastAlertAt: null, lastRejectedAt: at }),
-    /** Counts not yet flushed, so this instance's answers include its own latest payloads. */
+    /** Counts not yet flushed, so this instance's answers include its own latest payloads; read them inside `consistent`. */
     unflushed: (id: string): CountDelta | undefined => pending.get(id),
+    /** Runs a read of stored counts that no flush overlaps. */
+    consistent,
     flush,
     async close(): Promise<void> {
       clearInterval(timer);

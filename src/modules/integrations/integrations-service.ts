@@ -4,7 +4,7 @@ import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
 import { notFound } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import { newId, orderedId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
@@ -115,15 +115,15 @@ export function integrationsService(deps: {
       return toIntegration(row);
     },
 
-    async get(orgId: string, id: string): Promise<Integration> {
+    get: (orgId: string, id: string): Promise<Integration> => stats.consistent(async () => {
       const row = await repo.get(store.db, orgId, id);
       if (!row) throw notFound('Integration');
       return toIntegration(row);
-    },
+    }),
 
     list(orgId: string, query: { limit: number; cursor?: string | undefined }): Promise<Page<Integration>> {
-      return paginate(cursors, `${orgId}:integrations`, query,
-        (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), toIntegration);
+      return stats.consistent(() => paginate(cursors, `${orgId}:integrations`, query,
+        (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), toIntegration));
     },
 
     async update(orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody): Promise<Integration> {
@@ -180,7 +180,8 @@ export function integrationsService(deps: {
       stats.rejected(integration.id, now);
       if (!firstInWindow(`${integration.id}:${status}`, status, now)) return;
       await repo.addRejection(store.db, {
-        id: newId('rej'),
+        // Ordered: the log is listed and trimmed by (created_at, id), and a burst shares one millisecond.
+        id: orderedId('rej', now),
         org_id: integration.org_id,
         integration_id: integration.id,
         status,
