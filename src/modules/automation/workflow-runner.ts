@@ -66,8 +66,9 @@ export function workflowRunner(deps: {
       case 'create_incident': {
         const groupKey = action.groupBy.map((f) => `${f}=${readField(alert, f) ?? ''}`).join('|');
         const title = renderTemplate(action.title, { alert }) || alert.title;
-        const r = await incidents.openOrJoin(db, { workflowId: workflow.id, groupKey, title, alert: { id: ctx.row.id, orgId: ctx.row.org_id, severity: alert.severity, clientId: alert.clientId } }, at);
+        const r = await incidents.openOrJoin(db, { workflowId: workflow.id, groupKey, title, alert: { id: ctx.row.id, incidentId: ctx.row.incident_id, orgId: ctx.row.org_id, severity: alert.severity, clientId: alert.clientId } }, at);
         ctx.incident = r.incident;
+        if (r.already) return outcome('skipped', `the alert is already in incident #${r.incident.number}`);
         return outcome('done', `${r.opened ? 'opened' : 'joined'} incident #${r.incident.number}`);
       }
       case 'assign': {

@@ -27,6 +27,8 @@ export function canMove(from: IncidentStatus, to: IncidentStatus): boolean {
 
 export interface IncidentAlertRef {
   id: string;
+  /** The incident the alert is in, if any. */
+  incidentId: string | null;
   orgId: string;
   severity: string;
   clientId: string | null;
@@ -129,7 +131,10 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
      * else a new one numbered next in the organization. The counter lock serializes openings per
      * organization, and the partial unique index on open (workflow, group key) backs it in the database.
      */
-    async openOrJoin(db: Kysely<DB>, p: { workflowId: string; groupKey: string; title: string; alert: IncidentAlertRef }, at: number): Promise<{ incident: IncidentRow; opened: boolean }> {
+    async openOrJoin(db: Kysely<DB>, p: { workflowId: string; groupKey: string; title: string; alert: IncidentAlertRef }, at: number): Promise<{ incident: IncidentRow; opened: boolean; already: boolean }> {
+      // An alert belongs to one incident: in an open one already (another workflow grouped it), it stays there.
+      const current = p.alert.incidentId ? await repo.get(db, p.alert.orgId, p.alert.incidentId) : undefined;
+      if (current && (OPEN_INCIDENT_STATUSES as readonly string[]).includes(current.status)) return { incident: current, opened: false, already: true };
       const last = await repo.lockCounter(db, p.alert.orgId);
       let incident = await repo.findOpen(db, p.workflowId, p.groupKey);
       let opened = false;
@@ -147,7 +152,7 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
       if (await repo.attachAlert(db, incident, p.alert.id, worse(incident.severity, p.alert.severity), at)) {
         await record(db, incident, 'alert_joined', SYSTEM, { alertId: p.alert.id }, at);
       }
-      return { incident: (await repo.get(db, p.alert.orgId, incident.id)) as IncidentRow, opened };
+      return { incident: (await repo.get(db, p.alert.orgId, incident.id)) as IncidentRow, opened, already: false };
     },
 
     assign: (db: Kysely<DB>, incident: IncidentRow, userId: string, at: number, data: Record<string, unknown>) =>
