@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type TProperties, type TSchema } from 'typebox';
 import type { Scope } from '../modules/api-keys/api-keys-fns.ts';
 
 /** A string limited to fixed values, as a plain `enum` (clearer in OpenAPI 3.0 than a union of consts). */
@@ -42,6 +42,12 @@ export const Actor = Type.Object(
 );
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/**
+ * A PUT/PATCH body: any of a resource's editable fields, at least one, nothing else. The fields carry no
+ * defaults, or the validator would fill them in and a rename would reset what was left out.
+ */
+export const UpdateBody = <T extends TProperties>(editable: T) => Type.Partial(Type.Object(editable), { additionalProperties: false, minProperties: 1 });
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC with milliseconds' });
 
 interface RouteSchema {

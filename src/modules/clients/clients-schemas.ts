@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { Nullable, Timestamp, UpdateBody } from '../../http/schemas.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
 
 /** What `labels.client` of an alert is matched against: lower-case, so `Acme` in a label is not a second client. */
@@ -38,15 +38,7 @@ export const CreateClientBody = Type.Object(
 );
 export type CreateClientBody = Static<typeof CreateClientBody>;
 
-export const UpdateClientBody = Type.Object(
-  {
-    name: Type.Optional(fields.name),
-    slug: Type.Optional(fields.slug),
-    contactEmail: Type.Optional(fields.contactEmail),
-    notes: Type.Optional(fields.notes),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateClientBody = UpdateBody(fields);
 export type UpdateClientBody = Static<typeof UpdateClientBody>;
 
 export const ClientList = listOf(Client);

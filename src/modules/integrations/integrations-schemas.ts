@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
+import { Nullable, StringEnum, Timestamp, UpdateBody } from '../../http/schemas.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
 import { SEVERITIES, STATUSES } from '../alerts/alerts-fns.ts';
 import { AlertPreview } from '../ingest/ingest-schemas.ts';
@@ -70,17 +70,7 @@ export const CreateIntegrationBody = Type.Object(
   { additionalProperties: false },
 );
 export type CreateIntegrationBody = Static<typeof CreateIntegrationBody>;
-export const UpdateIntegrationBody = Type.Object(
-  // No defaults here: the validator would fill them in, so `{}` would pass and a rename would re-enable a disabled integration.
-  {
-    name: Type.Optional(editable.name),
-    preset: Type.Optional(editable.preset),
-    enabled: Type.Optional(editable.enabled),
-    mapping: Type.Optional(editable.mapping),
-    clientId: Type.Optional(editable.clientId),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateIntegrationBody = UpdateBody(editable);
 export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>;
 
 export const IntegrationList = listOf(Integration);

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
+import { Nullable, StringEnum, Timestamp, UpdateBody } from '../../http/schemas.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
 import { DAYS, ROTATIONS } from './rotation-fns.ts';
 
@@ -93,16 +93,7 @@ export const CreateScheduleBody = Type.Object(
 );
 export type CreateScheduleBody = Static<typeof CreateScheduleBody>;
 
-export const UpdateScheduleBody = Type.Object(
-  {
-    name: Type.Optional(editable.name),
-    description: Type.Optional(editable.description),
-    timezone: Type.Optional(editable.timezone),
-    layers: Type.Optional(editable.layers),
-    overrides: Type.Optional(editable.overrides),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateScheduleBody = UpdateBody(editable);
 export type UpdateScheduleBody = Static<typeof UpdateScheduleBody>;
 
 export const ScheduleList = listOf(Schedule);

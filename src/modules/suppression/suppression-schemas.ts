@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { Nullable, Timestamp, UpdateBody } from '../../http/schemas.ts';
 import { ConditionLeaf } from '../../lib/conditions.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
 
@@ -60,19 +60,7 @@ export const CreateSuppressionBody = Type.Object(
 );
 export type CreateSuppressionBody = Static<typeof CreateSuppressionBody>;
 
-export const UpdateSuppressionBody = Type.Object(
-  {
-    name: Type.Optional(editable.name),
-    description: Type.Optional(editable.description),
-    startsAt: Type.Optional(editable.startsAt),
-    endsAt: Type.Optional(editable.endsAt),
-    timezone: Type.Optional(editable.timezone),
-    recurrence: Type.Optional(editable.recurrence),
-    matchers: Type.Optional(editable.matchers),
-    clientId: Type.Optional(editable.clientId),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateSuppressionBody = UpdateBody(editable);
 export type UpdateSuppressionBody = Static<typeof UpdateSuppressionBody>;
 
 export const SuppressionList = listOf(SuppressionWindow);

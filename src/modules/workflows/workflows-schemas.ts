@@ -1,5 +1,5 @@
 import { Type, type Static, type TProperties, type TSchema } from 'typebox';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
+import { Nullable, StringEnum, Timestamp, UpdateBody } from '../../http/schemas.ts';
 import { CONDITION_OPS, ConditionLeaf, type ConditionOp } from '../../lib/conditions.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
 import { SEVERITIES, STATUSES, type Severity } from '../alerts/alerts-fns.ts';
@@ -182,17 +182,7 @@ export const CreateWorkflowBody = Type.Object(
 );
 export type CreateWorkflowBody = Static<typeof CreateWorkflowBody>;
 
-export const UpdateWorkflowBody = Type.Object(
-  {
-    name: Type.Optional(editable.name),
-    description: Type.Optional(editable.description),
-    enabled: Type.Optional(editable.enabled),
-    trigger: Type.Optional(editable.trigger),
-    conditions: Type.Optional(editable.conditions),
-    actions: Type.Optional(editable.actions),
-  },
-  { additionalProperties: false, minProperties: 1 },
-);
+export const UpdateWorkflowBody = UpdateBody(editable);
 export type UpdateWorkflowBody = Static<typeof UpdateWorkflowBody>;
 
 export const WorkflowList = listOf(Workflow);
