@@ -195,6 +195,26 @@ const newRelicSample = {
   workflowName: 'Page the on-call',
 };
 
+/**
+ * Alertmanager's webhook body (contract §4): one alert per element of `alerts`; the title from the summary,
+ * else the alert name; the five severities pass through, `error` is high, `warning` medium, anything else high.
+ */
+const alertmanagerMapping = (source: string, extraFields: Record<string, string | string[]> = {}): Mapping => ({
+  itemsPath: 'alerts',
+  fields: {
+    title: ['annotations.summary', 'labels.alertname'],
+    severity: 'labels.severity',
+    status: 'status',
+    fingerprint: 'fingerprint',
+    labels: 'labels',
+    annotations: 'annotations',
+    description: 'annotations.description',
+    ...extraFields,
+  },
+  severityMap: { error: 'high', warning: 'medium', '*': 'high' },
+  defaults: { severity: 'high', source },
+});
+
 export const PRESETS: readonly Preset[] = [
   {
     name: 'standard',
@@ -207,41 +227,15 @@ export const PRESETS: readonly Preset[] = [
     name: 'alertmanager',
     title: 'Prometheus Alertmanager',
     setup: 'Add a receiver with `webhook_configs: [{url: <ingestUrl>, send_resolved: true}]`.',
-    mapping: {
-      itemsPath: 'alerts',
-      fields: {
-        title: ['annotations.summary', 'labels.alertname'],
-        severity: 'labels.severity',
-        status: 'status',
-        fingerprint: 'fingerprint',
-        labels: 'labels',
-        annotations: 'annotations',
-        description: 'annotations.description',
-      },
-      severityMap: { error: 'high', warning: 'medium', '*': 'high' },
-      defaults: { severity: 'high', source: 'alertmanager' },
-    },
+    mapping: alertmanagerMapping('alertmanager'),
     sample: alertmanagerSample,
   },
   {
     name: 'grafana',
     title: 'Grafana alerting',
     setup: 'Create a contact point of type Webhook with the ingest URL (HTTP method POST).',
-    mapping: {
-      itemsPath: 'alerts',
-      fields: {
-        title: ['annotations.summary', 'labels.alertname'],
-        severity: 'labels.severity',
-        status: 'status',
-        fingerprint: 'fingerprint',
-        labels: 'labels',
-        annotations: 'annotations',
-        description: 'annotations.description',
-        'annotations.dashboard': ['dashboardURL', 'panelURL'],
-      },
-      severityMap: { error: 'high', warning: 'medium', '*': 'high' },
-      defaults: { severity: 'high', source: 'grafana' },
-    },
+    // Grafana's webhook body is Alertmanager's, plus links to the dashboard and panel.
+    mapping: alertmanagerMapping('grafana', { 'annotations.dashboard': ['dashboardURL', 'panelURL'] }),
     sample: grafanaSample,
   },
   {
