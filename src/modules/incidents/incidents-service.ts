@@ -8,6 +8,7 @@ import { newId, orderedId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import { SEVERITIES, type AlertStatus, type Severity } from '../alerts/alerts-fns.ts';
+import { canMove, toIncident, worse } from './incidents-fns.ts';
 import type { IncidentEventRow, IncidentFilter, IncidentRow, IncidentsRepo } from './incidents-repo.ts';
 import type { Incident, IncidentListQuery, IncidentStatus, TimelineEntry, UpdateIncidentBody } from './incidents-schemas.ts';
 import { OPEN_INCIDENT_STATUSES, TIMELINE_TYPES } from './incidents-schemas.ts';
@@ -15,15 +16,6 @@ import { OPEN_INCIDENT_STATUSES, TIMELINE_TYPES } from './incidents-schemas.ts';
 type TimelineType = (typeof TIMELINE_TYPES)[number];
 
 const SYSTEM: Actor = { type: 'system', id: null };
-
-/** The more severe of two severities (critical first). */
-export const worse = (a: string, b: string): string =>
-  SEVERITIES.indexOf(a as Severity) <= SEVERITIES.indexOf(b as Severity) ? a : b;
-
-/** Moves an incident may make through PUT: resolved is final (a new alert opens a new incident). */
-export function canMove(from: IncidentStatus, to: IncidentStatus): boolean {
-  return from === to || from !== 'resolved';
-}
 
 export interface IncidentAlertRef {
   id: string;
@@ -36,23 +28,6 @@ export interface IncidentAlertRef {
 
 export function incidentsService(deps: { store: Store; repo: IncidentsRepo; clock: Clock; cursors: CursorCodec }) {
   const { store, repo, clock, cursors } = deps;
-
-  const toIncident = (r: IncidentRow): Incident => ({
-    id: r.id,
-    number: Number(r.number),
-    title: r.title,
-    severity: r.severity as Incident['severity'],
-    status: r.status as IncidentStatus,
-    assigneeId: r.assignee_id,
-    alertCount: Number(r.alert_count),
-    clientId: r.client_id,
-    workflowId: r.workflow_id,
-    groupKey: r.group_key,
-    acknowledgedAt: isoOrNull(r.acknowledged_at),
-    resolvedAt: isoOrNull(r.resolved_at),
-    createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
-  });
 
   const toEntry = (r: IncidentEventRow): TimelineEntry => ({
     id: r.id,

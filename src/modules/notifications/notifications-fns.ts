@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { iso, isoOrNull } from '../../lib/clock.ts';
 import type { Alert } from '../alerts/alerts-schemas.ts';
-import type { IncidentRow, NotificationRow } from './notifications-repo.ts';
+import type { Incident } from '../incidents/incidents-schemas.ts';
+import type { NotificationRow } from './notifications-repo.ts';
 import type { Notification } from './notifications-schemas.ts';
 
 /**
@@ -17,22 +18,7 @@ export const signature = (body: string | Buffer, secret: string): string =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
 /** The incident as the REST API shows it (the fields of the contract). */
-export interface IncidentView {
-  id: string;
-  number: number;
-  title: string;
-  severity: string;
-  status: string;
-  assigneeId: string | null;
-  alertCount: number;
-  clientId: string | null;
-  workflowId: string | null;
-  groupKey: string;
-  acknowledgedAt: string | null;
-  resolvedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+export type IncidentView = Incident;
 
 /** What a message is built from: the alert and incident as they are at send time. */
 export interface MessageContext {
@@ -220,22 +206,3 @@ export function toNotification(r: NotificationRow): Notification {
   };
 }
 
-/** The incident as the REST API shows it, from its row. */
-export function toIncidentView(r: IncidentRow): IncidentView {
-  return {
-    id: r.id,
-    number: r.number,
-    title: r.title,
-    severity: r.severity,
-    status: r.status,
-    assigneeId: r.assignee_id,
-    alertCount: r.alert_count,
-    clientId: r.client_id,
-    workflowId: r.workflow_id,
-    groupKey: r.group_key,
-    acknowledgedAt: isoOrNull(r.acknowledged_at),
-    resolvedAt: isoOrNull(r.resolved_at),
-    createdAt: iso(r.created_at),
-    updatedAt: iso(r.updated_at),
-  };
-}

@@ -1,3 +1,4 @@
+import { toIncident } from '../incidents/incidents-fns.ts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
@@ -14,7 +15,7 @@ import { paginate } from '../../lib/pagination.ts';
 import type { AlertsService } from '../alerts/alerts-service.ts';
 import {
   alertUrl, displayUrl, emailHtml, emailSubject, emailText, errorLine, httpOutcome, idempotencyKey, messageId,
-  recipients, signature, smtpCode, smtpOutcome, toIncidentView, toNotification, webhookBody, type MessageContext, type Outcome,
+  recipients, signature, smtpCode, smtpOutcome, toNotification, webhookBody, type MessageContext, type Outcome,
 } from './notifications-fns.ts';
 import type { NotificationRow, NotificationsRepo } from './notifications-repo.ts';
 import type { Channel, DeliveryAction, EmailActionInput, Notification, NotificationListQuery, WebhookActionInput } from './notifications-schemas.ts';
@@ -119,7 +120,7 @@ export function notificationsService(deps: NotificationsDeps) {
     const workflow = await repo.workflow(store.db, row.org_id, row.workflow_id);
     return {
       alert,
-      incident: incident ? toIncidentView(incident) : null,
+      incident: incident ? toIncident(incident) : null,
       workflow: { id: row.workflow_id, name: workflow?.name ?? null },
       trigger: workflow?.trigger ?? null,
       alertUrl: alertUrl(deps.baseUrl, row.alert_id),
