@@ -26,12 +26,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
+import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { createStore } from '../src/db/database.ts';
 import {
   api, childEnv, cliJson, cpuMeter, DOC, freshStore, HOST, hold, isInterrupted, log, machine, releaseAll, ROOT,
@@ -64,11 +65,17 @@ interface Options {
   deadlineSeconds: number;
   /** Extra server environment (experiments). */
   serverEnv: Record<string, string>;
+  /** Keep smtp-server's 100 ms greeting pause (see greetAtOnce). */
+  smtpGreetingDelay: boolean;
+  /** Writes every alert's times (JSON lines) to DIR/latency-<store>.jsonl. */
+  dumpDir: string | undefined;
+  /** Profiles the server (`--cpu-prof`); the .cpuprofile is written when it stops. */
+  cpuProfDir: string | undefined;
   writeDocs: boolean;
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nUsage: npm run bench:latency -- [--store sqlite|postgres] [--alerts N] [--rate N] [--services N] [--deadline SECONDS] [--server-env NAME=VALUE]... [--write-docs|--no-docs]\n`);
+  process.stderr.write(`bench: ${message}\nUsage: npm run bench:latency -- [--store sqlite|postgres] [--alerts N] [--rate N] [--services N] [--deadline SECONDS] [--server-env NAME=VALUE]... [--smtp-greeting-delay] [--dump DIR] [--cpu-prof DIR] [--write-docs|--no-docs]\n`);
   process.exit(2);
 }
 
@@ -92,6 +99,9 @@ function readOptions(argv: string[]): Options {
         services: { type: 'string' },
         deadline: { type: 'string' },
         'server-env': { type: 'string', multiple: true },
+        'smtp-greeting-delay': { type: 'boolean' },
+        dump: { type: 'string' },
+        'cpu-prof': { type: 'string' },
         'write-docs': { type: 'boolean' },
         'no-docs': { type: 'boolean' },
       },
@@ -110,7 +120,9 @@ function readOptions(argv: string[]): Options {
   const alerts = positiveInt(values.alerts, 'alerts', DEFAULT_ALERTS);
   const rate = positiveInt(values.rate, 'rate', DEFAULT_RATE);
   const services = positiveInt(values.services, 'services', DEFAULT_SERVICES);
-  const full = store === 'both' && alerts === DEFAULT_ALERTS && rate === DEFAULT_RATE && services === DEFAULT_SERVICES && Object.keys(serverEnv).length === 0;
+  const smtpGreetingDelay = values['smtp-greeting-delay'] === true;
+  const full = store === 'both' && alerts === DEFAULT_ALERTS && rate === DEFAULT_RATE && services === DEFAULT_SERVICES
+    && Object.keys(serverEnv).length === 0 && !smtpGreetingDelay && values['cpu-prof'] === undefined;
   return {
     stores: store === 'both' ? ['sqlite', 'postgres'] : [store as StoreKind],
     alerts,
@@ -118,6 +130,9 @@ function readOptions(argv: string[]): Options {
     services,
     deadlineSeconds: positiveInt(values.deadline, 'deadline', DEFAULT_DEADLINE_SECONDS),
     serverEnv,
+    smtpGreetingDelay,
+    dumpDir: values.dump === undefined ? undefined : path.resolve(values.dump),
+    cpuProfDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
     writeDocs: values['no-docs'] === true ? false : values['write-docs'] === true || full,
   };
 }
@@ -154,12 +169,27 @@ const headerBlock = (raw: string): string => {
   return (i < 0 ? raw : raw.slice(0, i)).replace(/\r?\n[ \t]+/g, ' ');
 };
 
+/**
+ * smtp-server holds back its 220 greeting for 100 ms on every connection to catch clients that talk before it
+ * (SMTPConnection.init, hard-coded in 3.21.6): an anti-spam pause of the sink, not time the service spends, and it
+ * would hold each of the server's delivery workers 100 ms per email (nodemailer opens one connection per message).
+ * The sink greets at once, as a relay without such a pause (Postfix without postscreen) does, unless
+ * --smtp-greeting-delay keeps smtp-server's behaviour.
+ */
+function greetAtOnce(): void {
+  const proto = SMTPConnection.prototype as unknown as { init(): void; _setListeners(cb: () => void): void; connectionReady(): void };
+  proto.init = function init(this: typeof proto) {
+    this._setListeners(() => this.connectionReady());
+  };
+}
+
 /** A real SMTP server on 127.0.0.1 (no TLS, no AUTH). A message counts when its DATA completes, right before the 250 reply. */
 async function startSmtpSink(marker: RegExp): Promise<Sink> {
   const sink: Sink = { port: 0, arrivals: new Map(), unmatched: 0, close: async () => {} };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
+    disableReverseLookup: true,
     logger: false,
     onData(stream, _session, cb) {
       const chunks: Buffer[] = [];
@@ -255,7 +285,13 @@ interface LatencyRun {
   alerts: number;
   rate: number;
   services: number;
+  deadlineSeconds: number;
   serverEnv: Record<string, string>;
+  smtpGreetingDelay: boolean;
+  /** The server's main thread while the alerts were sent: shares of samples running (or runnable), in disk wait, idle. */
+  mainThread: ThreadStates;
+  /** Server CPU time (all threads) per alert, ms, from the first send to the end. */
+  serverCpuMsPerAlert: number;
   /** Alerts per second from the first send to the last. */
   achievedRate: number;
   /** How late the sends were against their schedule. */
@@ -272,6 +308,39 @@ interface LatencyRun {
   cpu: CpuUse;
   notes: string[];
   shutdown: string;
+}
+
+interface ThreadStates {
+  running: number;
+  diskWait: number;
+  idle: number;
+  samples: number;
+}
+
+/**
+ * Samples the state of the server's main thread (its event loop) every 10 ms from /proc: R (running, or runnable
+ * waiting for a core), D (waiting for the disk, e.g. in fsync: node:sqlite runs on this thread) or S (idle, in epoll).
+ */
+function threadSampler(pid: number): { stop: () => ThreadStates } {
+  const counts = { R: 0, D: 0, S: 0 };
+  let samples = 0;
+  const timer = setInterval(() => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+      const state = stat[stat.lastIndexOf(')') + 2];
+      samples++;
+      if (state === 'R' || state === 'D' || state === 'S') counts[state]++;
+    } catch {
+      // the process ended
+    }
+  }, 10);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      const n = Math.max(1, samples);
+      return { running: counts.R / n, diskWait: counts.D / n, idle: counts.S / n, samples };
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -311,6 +380,8 @@ function channelResult(sink: Sink, sent: Sent[], runStart: Map<string, number>):
     const times = sink.arrivals.get(i);
     if (!times || times.length === 0) {
       missing++;
+      // Never arrived (by the deadline): counted as infinitely late, so the percentiles do not flatter.
+      if (rec.answeredAt !== undefined) latency.push(Infinity);
       continue;
     }
     duplicates += times.length - 1;
@@ -406,7 +477,7 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
       const user = await cliJson<{ user: { id: string; email: string } }>(['user', 'add', '--org', org.org.id, '--email', 'oncall@bench.example.com', '--name', 'On Call', '--json'], env);
       const key = org.apiKey;
 
-      const server = await startServer(env, SERVER_NODE_FLAGS);
+      const server = await startServer(env, [...SERVER_NODE_FLAGS, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])]);
       log(`${kind}: server pid ${server.pid} listening on ${HOST}:${server.port}; SMTP sink :${smtp.port}, HTTP sink :${web.port}`);
       try {
         const schedule = await api<{ data: { id: string } }>(server, 'POST', '/api/v1/schedules', key, {
@@ -429,6 +500,8 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
         const waitedForQuiet = await waitForQuiet(server.pid);
         const load1 = os.loadavg()[0] ?? 0;
         const cpu = cpuMeter(server.pid);
+        const measureStart = now();
+        const thread = threadSampler(server.pid);
         log(`${kind}: ${opts.alerts} alerts at ${opts.rate}/s (load1 ${load1.toFixed(2)})`);
 
         // Open loop: send i is due at t0 + i/rate, whatever happened to the earlier ones.
@@ -452,6 +525,7 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
           inFlight.push(ingestOne(server, token, body, rec));
         }
         const lastSend = sent.at(-1)?.sentAt ?? now();
+        const mainThread = thread.stop();
         await Promise.all(inFlight);
         const firstSend = sent[0]?.sentAt ?? lastSend;
         const achievedRate = sent.length > 1 ? ((sent.length - 1) * 1000) / (lastSend - firstSend) : 0;
@@ -468,10 +542,24 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
         log(`${kind}: ${smtp.arrivals.size} emails and ${web.arrivals.size} webhooks of ${expected} each, the last ${drainSeconds.toFixed(1)} s after the last send; listening ${GRACE_MS / 1000} s more for repeats`);
         await sleep(GRACE_MS);
         const cpuUse = cpu.stop();
+        const measureEnd = now();
 
-        const ingestErrors = sent.map((s, i) => (s.error ? `alert ${i}: ${s.error}` : '')).filter(Boolean);
         const { runStart, stages, notes: storeNotes } = await timeline(store, org.org.id, sent);
         notes.push(...storeNotes);
+        if (opts.dumpDir) {
+          // Times relative to the first send, in ms: due, sent, answered, workflow run started, email, webhook.
+          const t = sent[0]?.sentAt ?? 0;
+          const rel = (x: number | undefined) => (x === undefined ? null : Math.round((x - t) * 10) / 10);
+          const lines = sent.map((s, i) => JSON.stringify({
+            i, due: rel(s.due), sent: rel(s.sentAt), answered: rel(s.answeredAt), run: rel(s.alertId ? runStart.get(s.alertId) : undefined),
+            email: (smtp.arrivals.get(i) ?? []).map(rel), webhook: (web.arrivals.get(i) ?? []).map(rel),
+          }));
+          mkdirSync(opts.dumpDir, { recursive: true });
+          const file = path.join(opts.dumpDir, `latency-${kind}.jsonl`);
+          writeFileSync(file, `${lines.join('\n')}\n`);
+          log(`${kind}: per-alert times in ${file}`);
+        }
+        const ingestErrors = sent.map((s, i) => (s.error ? `alert ${i}: ${s.error}` : '')).filter(Boolean);
         const email = channelResult(smtp, sent, runStart);
         const webhook = channelResult(web, sent, runStart);
         stages.push(
@@ -487,7 +575,7 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
         notes.push(incidentNote + (incidents.data.length === Math.min(opts.services, expected) && inIncidents === expected && assigned === incidents.data.length ? '' : ' — MISMATCH'));
 
         result = {
-          kind, machine: info, startedAt, load1, waitedForQuiet, alerts: opts.alerts, rate: opts.rate, services: opts.services, serverEnv: opts.serverEnv,
+          kind, machine: info, startedAt, load1, waitedForQuiet, alerts: opts.alerts, rate: opts.rate, services: opts.services, deadlineSeconds: opts.deadlineSeconds, mainThread, serverCpuMsPerAlert: (cpuUse.server * (measureEnd - measureStart)) / Math.max(1, sent.length), serverEnv: opts.serverEnv, smtpGreetingDelay: opts.smtpGreetingDelay,
           achievedRate, sendLag: stats(sent.map((s) => s.sentAt - s.due)), ingestErrors,
           ingest: stats(sent.filter((s) => s.answeredAt !== undefined).map((s) => (s.answeredAt as number) - s.sentAt)),
           email, webhook, stages, drainSeconds, deliveriesPerSecond, cpu: cpuUse, notes, shutdown,
@@ -514,7 +602,8 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
 // Report
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const ms = (s: Stats | undefined, k: keyof Stats) => (s ? fmt(s[k]) : '–');
+const ms = (s: Stats | undefined, k: keyof Stats) => (s ? (Number.isFinite(s[k]) ? fmt(s[k]) : 'not arrived') : '–');
+const pct = (x: number) => `${(100 * x).toFixed(0)} %`;
 const storeTitle = (k: StoreKind) => (k === 'sqlite' ? 'SQLite' : 'PostgreSQL');
 
 interface Verdict {
@@ -528,11 +617,11 @@ function verdicts(run: LatencyRun): Verdict[] {
   const out: Verdict[] = [];
   for (const [name, c] of [['email', run.email], ['webhook', run.webhook]] as const) {
     const p99 = c.latency?.p99 ?? Infinity;
-    out.push({ target: `${name}: p99 ≤ ${fmt(target / 1000)} s`, measured: c.latency ? `${fmt(p99)} ms` : 'nothing received', met: p99 <= target });
+    out.push({ target: `${name}: p99 ≤ ${fmt(target / 1000)} s`, measured: c.latency ? (Number.isFinite(p99) ? `${fmt(p99)} ms` : `over ${run.deadlineSeconds} s (more than 1 % not arrived by the deadline)`) : 'nothing received', met: p99 <= target });
   }
   const missing = run.email.missing + run.webhook.missing;
   const dup = run.email.duplicates + run.webhook.duplicates;
-  out.push({ target: 'missing pages: 0', measured: String(missing), met: missing === 0 });
+  out.push({ target: `missing pages (not arrived ${run.deadlineSeconds} s after the last send): 0`, measured: String(missing), met: missing === 0 });
   out.push({ target: 'duplicate pages: 0', measured: String(dup), met: dup === 0 });
   out.push({ target: 'ingest answers: all 200', measured: `${run.alerts - run.ingestErrors.length} of ${run.alerts}`, met: run.ingestErrors.length === 0 });
   return out;
@@ -545,7 +634,10 @@ function storeSection(run: LatencyRun): string {
   const lines = [
     `Run ${run.startedAt} at commit ${m.revision} — ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB.toFixed(1)} GiB RAM, ${m.kernel}; Node ${m.node}; SQLite ${m.sqlite} (node:sqlite); PostgreSQL server ${m.postgres}.`,
     `${fmt(run.alerts)} new alerts sent open-loop at ${fmt(run.rate)}/s (achieved ${fmt(run.achievedRate, 1)}/s; sends behind schedule p99 ${ms(run.sendLag, 'p99')} ms, max ${ms(run.sendLag, 'max')} ms), labels.service over ${run.services} services; ${storeTitle(run.kind)} store; server with ${extra ? `${extra} (otherwise the defaults: ${JOB_DEFAULTS})` : `the default ${JOB_DEFAULTS}`}. `
+      + `While sending, the server's main thread was running ${pct(run.mainThread.running)}, waiting for the disk ${pct(run.mainThread.diskWait)} and idle ${pct(run.mainThread.idle)} of the time (${run.mainThread.samples} samples from /proc); server CPU ${fmt(run.serverCpuMsPerAlert, 1)} ms per alert. `
       + `load1 at start ${run.load1.toFixed(2)}${run.waitedForQuiet > 2.5 ? ` (after waiting ${run.waitedForQuiet.toFixed(0)} s for a quieter machine)` : ''}; CPU cores from the first send to the end: server ${c.server.toFixed(2)} / bench ${c.client.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / other ${c.other.toFixed(2)} / irq+steal ${(c.irq + c.steal).toFixed(2)}.`,
+    '',
+    `The SMTP sink is smtp-server ${run.smtpGreetingDelay ? 'as shipped, with its 100 ms pause before the 220 greeting' : 'greeting at once (without its 100 ms early-talker pause; see bench/latency.ts)'}, the HTTP sink node:http; both on 127.0.0.1 in the benchmark's process.`,
     '',
     '| from the ingest answer (200) to … | received | missing | duplicates | p50 ms | p90 ms | p99 ms | max ms |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -618,6 +710,7 @@ function writeDoc(runs: LatencyRun[]): void {
 
 async function main(): Promise<void> {
   const opts = readOptions(process.argv.slice(2));
+  if (!opts.smtpGreetingDelay) greetAtOnce();
   if (!existsSync(DOC) && opts.writeDocs) throw new Error(`${DOC} is missing`);
   const info = await machine();
   log(`commit ${info.revision}; ${info.cpus} CPUs (${info.cpuModel}), ${info.memoryGiB.toFixed(1)} GiB, Node ${info.node}, SQLite ${info.sqlite}, PostgreSQL ${info.postgres}; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
