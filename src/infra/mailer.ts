@@ -26,7 +26,7 @@ const address = (a: unknown): string => (typeof a === 'string' ? a : (a as { add
 
 /**
  * The SMTP mailer of `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://…:465`; nodemailer's URL options
- * such as `?tls.rejectUnauthorized=false` apply). One connection per message; STARTTLS when offered.
+ * such as `?tls.rejectUnauthorized=false` apply). A small pool of reused connections; STARTTLS when offered.
  * nodemailer is loaded only here, when SMTP_URL is set (as ioredis is only with REDIS_URL).
  */
 export async function smtpMailer(url: string, opts: { timeoutMs?: number } = {}): Promise<Mailer> {
@@ -34,6 +34,11 @@ export async function smtpMailer(url: string, opts: { timeoutMs?: number } = {})
   const timeout = opts.timeoutMs ?? 15_000;
   const transport = nodemailer.createTransport({
     url,
+    // Connections are kept and reused: opening one per email costs a TCP handshake, the server's greeting
+    // and EHLO per page (over 100 ms with some servers), which caps a burst of pages.
+    pool: true,
+    maxConnections: 4,
+    maxMessages: 100,
     connectionTimeout: timeout,
     greetingTimeout: timeout,
     socketTimeout: timeout * 2,

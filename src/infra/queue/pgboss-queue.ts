@@ -22,7 +22,7 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
   for (const name of QUEUES) {
     if (!(await boss.getQueue(name))) await boss.createQueue(name, { expireInSeconds: leaseSeconds });
   }
-  const workerIds = new Map<QueueName, string>();
+  const workerIds = new Map<QueueName, string[]>();
 
   return {
     async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy): Promise<void> {
@@ -32,15 +32,28 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
       await boss.send(queue, { payload: data }, { db: inTransaction, retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: true });
     },
     async work<T>(queue: QueueName, handler: JobHandler<T>): Promise<void> {
-      const id = await boss.work<{ payload: T }>(queue, { batchSize: 1, localConcurrency: timing.concurrency, pollingIntervalSeconds: Math.max(0.5, timing.pollMs / 1000) },
-        async ([job]) => {
-          if (job) await handler({ id: job.id, data: job.data.payload, retryCount: job.retryCount });
-        });
-      workerIds.set(queue, id);
+      // One pg-boss worker per slot, so that a nudge wakes every one of them (notifyWorker wakes one worker, and
+      // work() with localConcurrency returns only the first one's id). A worker that ran a job looks again at once
+      // instead of sleeping out its polling interval, so a backlog drains at full speed; a fetch that finds
+      // nothing sends it back to polling.
+      const ids: string[] = [];
+      for (let i = 0; i < timing.concurrency; i++) {
+        let id = '';
+        id = await boss.work<{ payload: T }>(queue, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, timing.pollMs / 1000) },
+          async ([job]) => {
+            if (!job) return;
+            try {
+              await handler({ id: job.id, data: job.data.payload, retryCount: job.retryCount });
+            } finally {
+              boss.notifyWorker(id);
+            }
+          });
+        ids.push(id);
+      }
+      workerIds.set(queue, ids);
     },
     nudge(queue: QueueName): void {
-      const id = workerIds.get(queue);
-      if (id) boss.notifyWorker(id);
+      for (const id of workerIds.get(queue) ?? []) boss.notifyWorker(id);
     },
     stop: (timeoutMs: number) => boss.stop({ graceful: true, timeout: timeoutMs, close: true }),
   };

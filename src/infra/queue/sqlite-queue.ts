@@ -33,16 +33,22 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
   const workers = new Map<QueueName, Worker>();
   let stopping = false;
 
-  async function claim(queue: QueueName, max: number) {
+  /**
+   * Jobs done but not yet deleted: each delete rides on the next claim's transaction, so finishing a job
+   * costs no commit (an fsync) of its own. A crash in between runs those jobs again; handlers are idempotent.
+   */
+  let done: string[] = [];
+
+  async function claim(db: Kysely<DB>, queue: QueueName, max: number) {
     const now = Date.now();
-    const due = store.db.selectFrom('jobs').select('id').where('queue', '=', queue)
+    const due = db.selectFrom('jobs').select('id').where('queue', '=', queue)
       .where((eb) => eb.or([
         eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
         // A lease that ran out: its worker died mid-job.
         eb.and([eb('state', '=', 'active'), eb('locked_until', '<', now)]),
       ]))
       .orderBy('run_at').limit(max);
-    return store.db.updateTable('jobs')
+    return db.updateTable('jobs')
       .set((eb) => ({ state: 'active', locked_until: now + timing.leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
       .where('id', 'in', due)
       .returningAll().execute();
@@ -51,7 +57,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
   async function settle(id: string, attempts: number, maxAttempts: number, data: string, err: unknown): Promise<void> {
     const now = Date.now();
     if (err === undefined) {
-      await store.db.deleteFrom('jobs').where('id', '=', id).execute();
+      done.push(id);
       return;
     }
     const policy = store.readJson<{ retry: RetryPolicy }>(data).retry;
@@ -72,7 +78,17 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     try {
       const free = timing.concurrency - w.running.size;
       if (free <= 0) return;
-      const rows = await claim(queue, free);
+      const finished = done;
+      done = [];
+      const rows = finished.length === 0
+        ? await claim(store.db, queue, free)
+        : await store.db.transaction().execute(async (trx) => {
+          await trx.deleteFrom('jobs').where('id', 'in', finished).execute();
+          return claim(trx, queue, free);
+        }).catch((err: unknown) => {
+          done.push(...finished);
+          throw err;
+        });
       for (const row of rows) {
         const envelope = store.readJson<{ payload: unknown }>(row.data);
         const run = w.handler({ id: row.id, data: envelope.payload, retryCount: row.attempts - 1 })
@@ -123,6 +139,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
       for (const w of workers.values()) clearInterval(w.timer);
       const running = () => [...workers.values()].flatMap((w) => [...w.running.values()]);
       await Promise.race([Promise.allSettled(running()), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+      if (done.length > 0) await store.db.deleteFrom('jobs').where('id', 'in', done.splice(0)).execute();
       // Jobs still running are handed back for the next process to take up at once (handlers are idempotent).
       const left = [...workers.values()].flatMap((w) => [...w.running.keys()]);
       if (left.length > 0) {
