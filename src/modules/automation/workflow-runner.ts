@@ -20,7 +20,6 @@ import type { AlertEvent } from './event-relay.ts';
 
 /** What a job of the `deliveries` queue carries. */
 export interface DeliveryJob {
-  orgId: string;
   notificationId: string;
   action: DeliveryAction;
   event: string;
@@ -110,7 +109,7 @@ export function workflowRunner(deps: {
           orgId: ctx.row.org_id, alertId: ctx.row.id, incidentId: ctx.incident?.id ?? null, workflowId: workflow.id, actionIndex: index, channel: action.type, target,
         });
         if (!n.created) return outcome('skipped', `already notified (${n.id})`);
-        await queue.send<DeliveryJob>(db, 'deliveries', { orgId: ctx.row.org_id, notificationId: n.id, action: delivery, event: ctx.event.type }, DELIVERY_RETRY);
+        await queue.send<DeliveryJob>(db, 'deliveries', { notificationId: n.id, action: delivery, event: ctx.event.type }, DELIVERY_RETRY);
         return outcome('queued', n.id);
       }
     }
@@ -150,12 +149,9 @@ export function workflowRunner(deps: {
       queue.nudge('deliveries');
     },
 
-    /** The `deliveries` job: sends, and notes the outcome on the incident's timeline. */
+    /** The `deliveries` job: one attempt (a retryable failure throws, and the queue runs it again later). */
     async handleDelivery(job: DeliveryJob): Promise<void> {
-      const n = await notifications.deliver(job.notificationId, job.action, { event: job.event });
-      if (n.incidentId && n.status !== 'pending') {
-        await incidents.notified(store.db, { id: n.incidentId, org_id: job.orgId }, n.status === 'sent', { notificationId: n.id, channel: n.channel, target: n.target }, clock.now());
-      }
+      await notifications.deliver(job.notificationId, job.action, { event: job.event });
     },
   };
 }

@@ -9,9 +9,10 @@ import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import { SEVERITIES, type AlertStatus, type Severity } from '../alerts/alerts-fns.ts';
 import { canMove, toIncident, worse } from './incidents-fns.ts';
+import { forIncident, type NotificationRow } from '../notifications/notifications-repo.ts';
 import type { IncidentEventRow, IncidentFilter, IncidentRow, IncidentsRepo } from './incidents-repo.ts';
 import type { Incident, IncidentListQuery, IncidentStatus, TimelineEntry, UpdateIncidentBody } from './incidents-schemas.ts';
-import { OPEN_INCIDENT_STATUSES, TIMELINE_TYPES } from './incidents-schemas.ts';
+import { MAX_DETAIL_ITEMS, OPEN_INCIDENT_STATUSES, TIMELINE_TYPES } from './incidents-schemas.ts';
 
 type TimelineType = (typeof TIMELINE_TYPES)[number];
 
@@ -35,6 +36,14 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
     actor: { type: r.actor_type as Actor['type'], id: r.actor_id },
     data: store.readJson<Record<string, unknown>>(r.data),
     createdAt: iso(r.created_at),
+  });
+
+  const notificationEntry = (n: NotificationRow): TimelineEntry => ({
+    id: n.id,
+    type: n.status === 'sent' ? 'notification_sent' : 'notification_failed',
+    actor: SYSTEM,
+    data: { notificationId: n.id, channel: n.channel, target: n.target, attempts: Number(n.attempts), ...(n.last_error !== null && { error: n.last_error }) },
+    createdAt: iso(n.sent_at ?? n.updated_at),
   });
 
   const record = (db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id'>, type: TimelineType, actor: Actor, data: Record<string, unknown>, at: number) =>
@@ -75,11 +84,16 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
     async get(orgId: string, id: string) {
       const row = await repo.get(store.db, orgId, id);
       if (!row) throw notFound('Incident');
-      const [alerts, timeline] = await Promise.all([repo.alerts(store.db, orgId, id), repo.timeline(store.db, orgId, id)]);
+      const [alerts, events, notifications] = await Promise.all([
+        repo.alerts(store.db, orgId, id), repo.timeline(store.db, orgId, id), forIncident(store.db, orgId, id, MAX_DETAIL_ITEMS),
+      ]);
+      // Notifications join the timeline from their own log (written once per attempt's outcome, never twice).
+      const sent = notifications.filter((n) => n.status !== 'pending').map(notificationEntry);
+      const timeline = [...events.map(toEntry), ...sent].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).slice(-MAX_DETAIL_ITEMS);
       return {
         ...toIncident(row),
         alerts: alerts.map((a) => ({ id: a.id, title: a.title, severity: a.severity as Severity, status: a.status as AlertStatus, fingerprint: a.fingerprint, createdAt: iso(a.created_at) })),
-        timeline: timeline.map(toEntry),
+        timeline,
       };
     },
 
@@ -149,8 +163,6 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
       if ((await repo.openAlertCount(db, incidentId)) === 0) await setStatus(db, incident, 'resolved', SYSTEM, at);
     },
 
-    notified: (db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id'>, ok: boolean, data: Record<string, unknown>, at: number) =>
-      record(db, incident, ok ? 'notification_sent' : 'notification_failed', SYSTEM, data, at),
 
     row: (db: Kysely<DB>, orgId: string, id: string) => repo.get(db, orgId, id),
   };
