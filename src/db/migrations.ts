@@ -30,8 +30,7 @@ const SQLITE_COUNT_TRIGGERS = [
  * random shards. A status move updates both rows of one shard in status order, so two moves cannot
  * lock the same pair of rows in opposite orders.
  */
-const POSTGRES_COUNT_TRIGGERS = [
-  `create function alertflow_count_alerts() returns trigger language plpgsql as $$
+const POSTGRES_COUNT_FUNCTION = `create function alertflow_count_alerts() returns trigger language plpgsql as $$
    declare
      s integer := floor(random() * 16)::integer;
    begin
@@ -48,7 +47,10 @@ const POSTGRES_COUNT_TRIGGERS = [
          on conflict (org_id, status, shard) do update set n = c.n + 1;
      end if;
      return null;
-   end $$`,
+   end $$`;
+
+const POSTGRES_COUNT_TRIGGERS = [
+  POSTGRES_COUNT_FUNCTION,
   `create trigger alerts_count_insert after insert on alerts for each row execute function alertflow_count_alerts()`,
   `create trigger alerts_count_delete after delete on alerts for each row execute function alertflow_count_alerts()`,
   `create trigger alerts_count_update after update of status on alerts for each row
@@ -313,6 +315,12 @@ function migrations(dialect: Dialect): Record<string, Migration> {
           .addColumn('created_at', t.ts, (c) => c.notNull())
           .execute();
         for (const statement of dialect === 'postgres' ? POSTGRES_EVENT_TRIGGERS : SQLITE_EVENT_TRIGGERS) await sql.raw(statement).execute(db);
+        // Payloads with many alerts (itemsPath) insert many rows in one transaction: a random counter shard per row
+        // made concurrent transactions lock shard rows in opposite orders and deadlock. One shard per connection
+        // keeps a transaction on one shard, and concurrent connections on different ones.
+        if (dialect === 'postgres') {
+          await sql.raw(POSTGRES_COUNT_FUNCTION.replace('create function', 'create or replace function').replace('floor(random() * 16)::integer', 'pg_backend_pid() % 16')).execute(db);
+        }
 
         // SQLite's job queue (PostgreSQL uses pg-boss's own tables).
         await db.schema.createTable('jobs')
