@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { generateKey, SCOPES } from '../../src/modules/api-keys/api-keys-fns.ts';
 import { startHarness, type Harness, type Org } from '../support/harness.ts';
 import { STORE_KINDS } from '../support/stores.ts';
+import { eventually } from '../support/eventually.ts';
 
 interface Op {
   method: string;
@@ -41,17 +42,6 @@ function validBody(op: Op): unknown {
   if (op.template.startsWith('/schedules')) return { name: 'renamed' };
   if (op.template === '/incidents/{id}') return { status: 'acknowledged' };
   return {};
-}
-
-/** Polls `probe` until it returns a value other than undefined, or fails after the deadline. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** An incident of `org`: a create_incident workflow and an alert it groups (the job workers in the container run it). */

@@ -1,22 +1,11 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { startHarness, type Harness, type Org } from '../support/harness.ts';
 import { STORE_KINDS } from '../support/stores.ts';
+import { eventually } from '../support/eventually.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const HOUR = 3_600_000;
-
-/** Polls `probe` until it returns a value other than undefined, or fails after the deadline. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 type Rec = Record<string, any>;
 

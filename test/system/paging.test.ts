@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { createIntegration, createOrg, runCli, sleep, startServer, stopAll, type CreatedOrg, type ServerProcess } from '../support/process.ts';
 import { startHttpSink, startSmtpSink, type HttpSink, type SmtpSink } from '../support/sinks.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * From alert to the right person, on real ports and real processes: ingest → workflow → incident →
@@ -12,17 +13,6 @@ import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.
  */
 
 const SECRET = 'e2e-webhook-secret-0123456789';
-
-/** Polls `probe` until it returns a value (not undefined) or the deadline passes. */
-async function eventually<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 const signatureOf = (body: Buffer) => `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
 
