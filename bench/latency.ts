@@ -36,8 +36,7 @@ import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 import { createStore } from '../src/db/database.ts';
 import {
   api, childEnv, cliJson, cpuMeter, DOC, freshStore, HOST, hold, isInterrupted, log, machine, releaseAll, ROOT,
-  SERVER_NODE_FLAGS, startServer, stopServer, waitForQuiet, type BenchStore, type CpuUse, type Machine, type Server, type StoreKind,
-} from './support.ts';
+  SERVER_NODE_FLAGS, startServer, stopServer, waitForQuiet, type BenchStore, type CpuUse, type Machine, type Server, type StoreKind, wholeNumber } from './support.ts';
 
 const DEFAULT_ALERTS = 1000;
 const DEFAULT_RATE = 100;
@@ -79,11 +78,7 @@ function usage(message: string): never {
   process.exit(2);
 }
 
-function positiveInt(raw: string | undefined, name: string, fallback: number): number {
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) usage(`--${name} must be a positive whole number, got "${raw}"`);
-  return Number(raw);
-}
+const positiveInt = (raw: string | undefined, name: string, fallback: number): number => wholeNumber(raw, name, fallback, usage);
 
 function readOptions(argv: string[]): Options {
   let values;

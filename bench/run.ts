@@ -28,8 +28,7 @@ import type { DB } from '../src/db/schema.ts';
 import { newId } from '../src/lib/ids.ts';
 import {
   api, childEnv, cliJson, cpuMeter, DOC, freshStore, HOST, isInterrupted, log, machine, onInterrupt, procStatus, releaseAll, ROOT, rssSampler,
-  SERVER_NODE_FLAGS, startServer, stopServer, waitForQuiet, type CpuUse, type Machine, type Server, type StoreKind,
-} from './support.ts';
+  SERVER_NODE_FLAGS, startServer, stopServer, waitForQuiet, type CpuUse, type Machine, type Server, type StoreKind, wholeNumber } from './support.ts';
 
 const FULL_DURATION = 15;
 const WARMUP_SECONDS = 2;
@@ -59,11 +58,7 @@ function usage(message: string): never {
   process.exit(2);
 }
 
-function positiveInt(raw: string | undefined, name: string, fallback: number): number {
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) usage(`--${name} must be a positive whole number, got "${raw}"`);
-  return Number(raw);
-}
+const positiveInt = (raw: string | undefined, name: string, fallback: number): number => wholeNumber(raw, name, fallback, usage);
 
 function readOptions(argv: string[]): Options {
   let values;

@@ -444,3 +444,10 @@ export async function cliJson<T>(args: string[], env: NodeJS.ProcessEnv): Promis
   const out = await execFileP(process.execPath, ['src/cli/main.ts', ...args], { cwd: ROOT, env });
   return JSON.parse(out.stdout.trim().split('\n').pop() as string) as T;
 }
+
+/** A command-line option that must be a positive whole number; `usage` reports a bad one and exits. */
+export function wholeNumber(raw: string | undefined, name: string, fallback: number, usage: (message: string) => never): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) usage(`--${name} must be a positive whole number, got "${raw}"`);
+  return Number(raw);
+}
