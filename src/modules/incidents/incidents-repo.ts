@@ -1,4 +1,5 @@
-import { sql, type Kysely, type Updateable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Updateable } from 'kysely';
+import { SEVERITIES } from '../alerts/alerts-fns.ts';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
@@ -12,6 +13,10 @@ export interface IncidentFilter {
   assigneeId?: string;
   clientId?: string;
 }
+
+/** A severity's rank in SQL, critical first (the order of SEVERITIES). */
+const rank = (value: RawBuilder<unknown>) =>
+  sql`case ${value} ${sql.join(SEVERITIES.map((v, i) => sql`when ${sql.lit(v)} then ${sql.lit(i)}`), sql` `)} else ${sql.lit(SEVERITIES.length)} end`;
 
 export function incidentsRepo() {
   const filtered = (db: Kysely<DB>, orgId: string, f: IncidentFilter) => {
@@ -45,7 +50,10 @@ export function incidentsRepo() {
     insert: (db: Kysely<DB>, row: IncidentRow) => db.insertInto('incidents').values(row).execute(),
     update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<IncidentRow>) =>
       db.updateTable('incidents').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
-    /** Counts an alert into an incident, once: only an alert not yet in it moves. */
+    /**
+     * Counts an alert into an incident, once: only an alert not yet in it moves. The count and the worst
+     * severity are computed in the statement, so alerts joining at the same moment lose no update.
+     */
     async attachAlert(db: Kysely<DB>, incident: IncidentRow, alertId: string, severity: string, at: number): Promise<boolean> {
       const moved = await db.updateTable('alerts').set({ incident_id: incident.id, updated_at: at })
         .where('org_id', '=', incident.org_id).where('id', '=', alertId)
@@ -53,7 +61,11 @@ export function incidentsRepo() {
         .executeTakeFirst();
       if (Number(moved.numUpdatedRows) === 0) return false;
       await db.updateTable('incidents')
-        .set((eb) => ({ alert_count: eb('alert_count', '+', 1), severity, updated_at: at }))
+        .set((eb) => ({
+          alert_count: eb('alert_count', '+', 1),
+          severity: sql<string>`case when ${rank(sql`${severity}`)} < ${rank(sql.ref('severity'))} then ${severity} else severity end`,
+          updated_at: at,
+        }))
         .where('id', '=', incident.id).execute();
       return true;
     },

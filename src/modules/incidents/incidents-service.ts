@@ -124,9 +124,12 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
       // An alert belongs to one incident: in an open one already (another workflow grouped it), it stays there.
       const current = p.alert.incidentId ? await repo.get(db, p.alert.orgId, p.alert.incidentId) : undefined;
       if (current && (OPEN_INCIDENT_STATUSES as readonly string[]).includes(current.status)) return { incident: current, opened: false, already: true };
-      const last = await repo.lockCounter(db, p.alert.orgId);
+      // Joining needs no lock; opening takes the counter lock and looks again, since another transaction may
+      // have opened the group's incident while this one waited for it.
       let incident = await repo.findOpen(db, p.workflowId, p.groupKey);
       let opened = false;
+      const last = incident ? 0 : await repo.lockCounter(db, p.alert.orgId);
+      incident ??= await repo.findOpen(db, p.workflowId, p.groupKey);
       if (!incident) {
         incident = {
           id: newId('inc'), org_id: p.alert.orgId, number: last + 1, workflow_id: p.workflowId, group_key: p.groupKey,
@@ -138,7 +141,7 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
         await record(db, incident, 'opened', SYSTEM, { workflowId: p.workflowId, groupKey: p.groupKey }, at);
         opened = true;
       }
-      if (await repo.attachAlert(db, incident, p.alert.id, worse(incident.severity, p.alert.severity), at)) {
+      if (await repo.attachAlert(db, incident, p.alert.id, p.alert.severity, at)) {
         await record(db, incident, 'alert_joined', SYSTEM, { alertId: p.alert.id }, at);
       }
       return { incident: (await repo.get(db, p.alert.orgId, incident.id)) as IncidentRow, opened, already: false };
