@@ -6,6 +6,7 @@ import type { JobQueue } from '../../infra/queue/queue.ts';
 import type { ConditionSubject } from '../../lib/conditions.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
+import { conditionSubject } from '../alerts/alerts-fns.ts';
 import type { AlertRow, AlertsRepo } from '../alerts/alerts-repo.ts';
 import type { IncidentRow } from '../incidents/incidents-repo.ts';
 import type { IncidentsService } from '../incidents/incidents-service.ts';
@@ -43,19 +44,7 @@ export function workflowRunner(deps: {
 }) {
   const { store, alerts, incidents, notifications, schedules, queue, clock } = deps;
 
-  const subjectOf = (a: AlertRow): TemplateAlert & ConditionSubject => ({
-    id: a.id,
-    title: a.title,
-    severity: a.severity,
-    status: a.status,
-    source: a.source,
-    description: a.description,
-    fingerprint: a.fingerprint,
-    clientId: a.client_id,
-    integrationId: a.integration_id,
-    labels: store.readJson<Record<string, string>>(a.labels),
-    annotations: store.readJson<Record<string, string>>(a.annotations),
-  });
+  const subjectOf = (a: AlertRow): TemplateAlert & ConditionSubject => conditionSubject(store, a);
 
   /** One action; returns its outcome and, for create_incident, the incident it opened or joined. */
   async function act(db: Kysely<DB>, ctx: RunContext, action: WorkflowAction, index: number): Promise<RunAction> {

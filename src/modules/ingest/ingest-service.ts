@@ -130,17 +130,7 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients:
       const result = normalizePayload(mapping === undefined ? mappingOf(integration) : mapping, body);
       if (!result.ok) return { ok: false, alerts: [], errors: result.errors };
       const clientIds = await clientIdsOf(integration, result.alerts);
-      const alerts = result.alerts.map((a, i) => ({
-        title: a.title,
-        severity: a.severity,
-        status: a.status,
-        source: a.source,
-        description: a.description,
-        fingerprint: a.fingerprint,
-        labels: a.labels,
-        annotations: a.annotations,
-        clientId: clientIds[i] ?? null,
-      }));
+      const alerts = result.alerts.map(({ payload: _raw, ...a }, i) => ({ ...a, clientId: clientIds[i] ?? null }));
       return { ok: true, alerts, errors: [] };
     },
   };

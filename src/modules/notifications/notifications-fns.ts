@@ -17,13 +17,11 @@ export const idempotencyKey = (alertId: string, workflowId: string, actionIndex:
 export const signature = (body: string | Buffer, secret: string): string =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
-/** The incident as the REST API shows it (the fields of the contract). */
-export type IncidentView = Incident;
-
 /** What a message is built from: the alert and incident as they are at send time. */
 export interface MessageContext {
   alert: Alert;
-  incident: IncidentView | null;
+  /** As the REST API shows it. */
+  incident: Incident | null;
   workflow: { id: string; name: string | null };
   /** `${BASE_URL}/alerts/<id>`. */
   alertUrl: string;

@@ -1,3 +1,4 @@
+import { conditionSubject, SUBJECT_COLUMNS } from '../alerts/alerts-fns.ts';
 import { sql, type Kysely, type NotNull, type Updateable } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
@@ -77,14 +78,10 @@ export function suppressionRepo(store: Store) {
     /** The suppressed alerts a window holds. */
     async heldBy(db: Kysely<DB>, orgId: string, windowId: string): Promise<HeldAlert[]> {
       const rows = await db.selectFrom('alerts')
-        .select(['id', 'title', 'severity', 'status', 'source', 'description', 'fingerprint', 'client_id', 'integration_id', 'labels', 'annotations'])
+        .select([...SUBJECT_COLUMNS])
         .where('suppression_id', '=', windowId).where(SUPPRESSED).where('org_id', '=', orgId)
         .execute();
-      return rows.map((r) => ({
-        id: r.id, title: r.title, severity: r.severity, status: r.status, source: r.source, description: r.description,
-        fingerprint: r.fingerprint, clientId: r.client_id, integrationId: r.integration_id,
-        labels: store.readJson(r.labels), annotations: store.readJson(r.annotations), suppressionId: windowId,
-      }));
+      return rows.map((r) => ({ ...conditionSubject(store, r), suppressionId: windowId }));
     },
 
     /** Hands suppressed alerts from one window to another; only those still suppressed by `from` move. */
