@@ -37,36 +37,16 @@ for (const kind of STORE_KINDS) {
       return { org, wf, integ };
     }
 
-    async function send(path: string, payload: Rec): Promise<string> {
-      const r = await h.ingest(path, payload);
-      assert.equal(r.status, 200, r.raw);
-      return r.body.data.alerts[0].alertId as string;
-    }
+    const send = (path: string, payload: Rec): Promise<string> => h.ingestAlert(path, payload);
 
-    const getAlert = async (org: Org, id: string): Promise<Rec> => {
-      const r = await h.req('GET', `/api/v1/alerts/${id}`, { key: org.key });
-      assert.equal(r.status, 200, r.raw);
-      return r.body.data;
-    };
+    const getAlert = async (org: Org, id: string): Promise<Rec> => (await h.ok('GET', `/api/v1/alerts/${id}`, { key: org.key })).data;
     /** The incident the alert joined, once the workflow has run. */
     const incidentIdOf = (org: Org, alertId: string) =>
       eventually(`an incident for ${alertId}`, async () => (await getAlert(org, alertId)).incidentId ?? undefined) as Promise<string>;
-    const getIncident = async (org: Org, id: string): Promise<Rec> => {
-      const r = await h.req('GET', `/api/v1/incidents/${id}`, { key: org.key });
-      assert.equal(r.status, 200, r.raw);
-      return r.body.data;
-    };
-    const list = async (org: Org, query = ''): Promise<Rec> => {
-      const r = await h.req('GET', `/api/v1/incidents${query}`, { key: org.key });
-      assert.equal(r.status, 200, r.raw);
-      return r.body;
-    };
+    const getIncident = async (org: Org, id: string): Promise<Rec> => (await h.ok('GET', `/api/v1/incidents/${id}`, { key: org.key })).data;
+    const list = (org: Org, query = ''): Promise<Rec> => h.ok('GET', `/api/v1/incidents${query}`, { key: org.key });
     const put = (org: Org, id: string, body: unknown, method = 'PUT') => h.req(method, `/api/v1/incidents/${id}`, { key: org.key, body });
-    const runs = async (org: Org, workflowId: string): Promise<Rec[]> => {
-      const r = await h.req('GET', `/api/v1/workflows/${workflowId}/runs?limit=100`, { key: org.key });
-      assert.equal(r.status, 200, r.raw);
-      return r.body.data;
-    };
+    const runs = async (org: Org, workflowId: string): Promise<Rec[]> => (await h.ok('GET', `/api/v1/workflows/${workflowId}/runs?limit=100`, { key: org.key })).data;
     const ids = (rows: Rec[]) => rows.map((r) => r.id as string).sort();
 
     it('a create_incident workflow opens incident #1 for the first alert, with the fields of the contract', async () => {

@@ -24,21 +24,9 @@ for (const kind of STORE_KINDS) {
       h.clock.advance(1000);
       return r.body.data;
     }
-    async function send(path: string, payload: Rec): Promise<string> {
-      const r = await h.ingest(path, payload);
-      assert.equal(r.status, 200, r.raw);
-      return r.body.data.alerts[0].alertId as string;
-    }
-    const getAlert = async (org: Org, id: string): Promise<Rec> => {
-      const r = await h.req('GET', `/api/v1/alerts/${id}`, { key: org.key });
-      assert.equal(r.status, 200, r.raw);
-      return r.body.data;
-    };
-    const runs = async (org: Org, workflowId: string): Promise<Rec[]> => {
-      const r = await h.req('GET', `/api/v1/workflows/${workflowId}/runs?limit=100`, { key: org.key });
-      assert.equal(r.status, 200, r.raw);
-      return r.body.data;
-    };
+    const send = (path: string, payload: Rec): Promise<string> => h.ingestAlert(path, payload);
+    const getAlert = async (org: Org, id: string): Promise<Rec> => (await h.ok('GET', `/api/v1/alerts/${id}`, { key: org.key })).data;
+    const runs = async (org: Org, workflowId: string): Promise<Rec[]> => (await h.ok('GET', `/api/v1/workflows/${workflowId}/runs?limit=100`, { key: org.key })).data;
     /** The run of a workflow for an alert (and trigger), once recorded with its actions' outcomes. */
     const runFor = (org: Org, workflowId: string, alertId: string, trigger = 'alert.created') =>
       eventually(`a ${trigger} run of ${workflowId} for ${alertId}`, async () =>

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { loadConfig, type Config } from '../../src/config.ts';
@@ -56,6 +57,10 @@ export interface Harness {
   /** Creates an integration in `org` (default: the main one) and returns its ingest path. */
   integration(org?: Org, body?: Record<string, unknown>): Promise<{ id: string; path: string; token: string }>;
   ingest(path: string, payload: unknown, opts?: RequestOptions): Promise<Res>;
+  /** Ingests one alert, asserting a 200, and returns its id. */
+  ingestAlert(path: string, payload: unknown): Promise<string>;
+  /** A request that must answer `status` (default 200): its parsed body. */
+  ok(method: string, url: string, opts?: RequestOptions, status?: number): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -116,6 +121,16 @@ export async function startHarness(kind: StoreKind, env: Record<string, string> 
   return {
     kind, app, c, clock, config, store, org, openapi, newOrg, req, integration,
     ingest: (path, payload, opts = {}) => req('POST', path, { key: null, body: payload, ...opts }),
+    async ingestAlert(path, payload) {
+      const r = await req('POST', path, { key: null, body: payload });
+      assert.equal(r.status, 200, r.raw);
+      return r.body.data.alerts[0].alertId as string;
+    },
+    async ok(method, url, opts = {}, status = 200) {
+      const r = await req(method, url, opts);
+      assert.equal(r.status, status, r.raw);
+      return r.body;
+    },
     async close() {
       await app.close();
       await c.close();
