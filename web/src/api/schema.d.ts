@@ -4,6 +4,586 @@
  */
 
 export interface paths {
+    "/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in session
+         * @description The person, organization, scopes and CSRF token of the `af_session` cookie; 401 without a valid session (expired, signed out, user removed).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                user: {
+                                    id: string;
+                                    email: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    role: "owner" | "admin" | "member";
+                                };
+                                organization: {
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @description What this session may do: the scopes of the role (owner/admin: all; member: every `:read` scope, `alerts:write`, `incidents:write`). */
+                                scopes: string[];
+                                /** @description Send as `X-CSRF-Token` on every request with the session cookie whose method is not GET, HEAD or OPTIONS. */
+                                csrfToken: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password
+         * @description Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. Wrong email or password is 401 either way. When the credentials match people in several organizations and no `organizationId` is sent: 409 listing them in `details`. Failed sign-ins are limited per address and per account (429 + Retry-After). A request whose `Origin` is not this server is 403.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        password: string;
+                        /** @description Needed only when the email and password match people in several organizations (409 lists them). */
+                        organizationId?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                user: {
+                                    id: string;
+                                    email: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    role: "owner" | "admin" | "member";
+                                };
+                                organization: {
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @description What this session may do: the scopes of the role (owner/admin: all; member: every `:read` scope, `alerts:write`, `incidents:write`). */
+                                scopes: string[];
+                                /** @description Send as `X-CSRF-Token` on every request with the session cookie whose method is not GET, HEAD or OPTIONS. */
+                                csrfToken: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: `Origin` is not this server, or the CSRF token is missing or wrong */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description CONFLICT: the credentials match people in several organizations; send one `organizationId` of `details`. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            details: {
+                                /** @enum {string} */
+                                path: "/organizationId";
+                                message: string;
+                                organizationId: string;
+                                organizationName: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Deletes the session (every instance refuses it at once) and clears the cookie. Needs `X-CSRF-Token` while the session is valid; without a valid session it only clears the cookie.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Signed out */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description FORBIDDEN: `Origin` is not this server, or the CSRF token is missing or wrong */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether first-run setup is needed
+         * @description True while the store has no organization: the server then logs a one-time setup link at start.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description True while the store has no organization. */
+                                needed: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create the first organization and its owner
+         * @description With the token of the setup link logged at start, while no organization exists: creates the organization and its owner (role owner) and signs in. Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. The link works once; afterwards (or with a wrong token) 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token of the setup link the server logged at start. */
+                        token: string;
+                        organizationName: string;
+                        name: string;
+                        email: string;
+                        /** @description At least 12 characters. */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                user: {
+                                    id: string;
+                                    email: string;
+                                    name: string;
+                                    /** @enum {string} */
+                                    role: "owner" | "admin" | "member";
+                                };
+                                organization: {
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @description What this session may do: the scopes of the role (owner/admin: all; member: every `:read` scope, `alerts:write`, `incidents:write`). */
+                                scopes: string[];
+                                /** @description Send as `X-CSRF-Token` on every request with the session cookie whose method is not GET, HEAD or OPTIONS. */
+                                csrfToken: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: `Origin` is not this server, or the CSRF token is missing or wrong */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND: wrong or used token, or an organization exists */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR. */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/alerts": {
         parameters: {
             query?: never;
@@ -141,7 +721,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -159,7 +739,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -354,7 +934,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -372,7 +952,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -569,7 +1149,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -587,7 +1167,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -836,7 +1416,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -854,7 +1434,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1045,7 +1625,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1063,7 +1643,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1280,7 +1860,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1298,7 +1878,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1501,7 +2081,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1519,7 +2099,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1733,7 +2313,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1751,7 +2331,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1947,7 +2527,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1965,7 +2545,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2158,7 +2738,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2176,7 +2756,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2387,7 +2967,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2405,7 +2985,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2558,7 +3138,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2576,7 +3156,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2825,7 +3405,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -2843,7 +3423,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3065,7 +3645,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3083,7 +3663,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3314,7 +3894,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3332,7 +3912,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3518,7 +4098,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3536,7 +4116,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3698,7 +4278,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3716,7 +4296,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3863,7 +4443,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -3881,7 +4461,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4083,7 +4663,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4101,7 +4681,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4249,7 +4829,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4267,7 +4847,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4438,7 +5018,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4456,7 +5036,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4660,7 +5240,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4678,7 +5258,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4927,7 +5507,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -4945,7 +5525,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5153,7 +5733,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5171,7 +5751,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5396,7 +5976,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5414,7 +5994,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5623,7 +6203,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5641,7 +6221,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5794,7 +6374,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -5812,7 +6392,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6059,7 +6639,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6077,7 +6657,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6309,7 +6889,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6327,7 +6907,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6551,7 +7131,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6569,7 +7149,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6770,7 +7350,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6788,7 +7368,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -6978,7 +7558,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -6996,7 +7576,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7221,7 +7801,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7239,7 +7819,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7390,7 +7970,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7408,7 +7988,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7671,7 +8251,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7689,7 +8269,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -7890,7 +8470,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -7908,7 +8488,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8046,7 +8626,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8064,7 +8644,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8230,7 +8810,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8248,7 +8828,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8399,7 +8979,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8417,7 +8997,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8585,7 +9165,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8603,7 +9183,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8795,7 +9375,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -8813,7 +9393,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -8982,7 +9562,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9000,7 +9580,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9319,7 +9899,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9337,7 +9917,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -9809,7 +10389,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -9827,7 +10407,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -10168,7 +10748,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -10186,7 +10766,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -10659,7 +11239,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -10677,7 +11257,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -10830,7 +11410,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -10848,7 +11428,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -11359,7 +11939,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -11377,7 +11957,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -11718,7 +12298,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -11736,7 +12316,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -12081,7 +12661,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -12099,7 +12679,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -12309,7 +12889,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -12327,7 +12907,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -12536,7 +13116,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -12554,7 +13134,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -12742,7 +13322,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -12760,7 +13340,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -12968,7 +13548,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -12986,7 +13566,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -13153,7 +13733,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -13171,7 +13751,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -13396,7 +13976,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key */
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -13414,7 +13994,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description FORBIDDEN: the key lacks the required scope */
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
                 403: {
                     headers: {
                         [name: string]: unknown;

@@ -24,3 +24,7 @@ export type ListMeta = Ok<paths['/alerts']['get']>['meta'];
 type Body<Op> = Op extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 export type CreateIntegrationBody = Body<paths['/integrations']['post']>;
 export type PatchIntegrationBody = Body<paths['/integrations/{id}']['patch']>;
+export type SessionView = Ok<paths['/auth/session']['get']>['data'];
+export type LoginBody = Body<paths['/auth/login']['post']>;
+export type SetupBody = Body<paths['/auth/setup']['post']>;
+export type OrgChoice = Json<paths['/auth/login']['post']['responses'][409]>['details'][number];

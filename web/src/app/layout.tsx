@@ -17,7 +17,7 @@ function Nav({ session }: { session: SessionView }) {
   const replace = useReplaceSession();
   const navigate = useNavigate();
   const out = useMutation({
-    mutationFn: () => logout(session.csrfToken),
+    mutationFn: logout,
     onSuccess: () => {
       replace(null);
       navigate('/sign-in', { replace: true });

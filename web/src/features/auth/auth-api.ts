@@ -1,36 +1,17 @@
-import { ApiError, setCsrfToken } from '../../api/client';
+import { api, ApiError, setCsrfToken, unwrap } from '../../api/client';
+import type { LoginBody, OrgChoice, SessionView, SetupBody } from '../../api/types';
 
-// The auth routes are typed by hand until the served OpenAPI document (and so schema.d.ts) lists them.
-export interface SessionView {
-  user: { id: string; email: string; name: string | null; role: 'owner' | 'admin' | 'member' };
-  organization: { id: string; name: string };
-  scopes: string[];
-  csrfToken: string;
-  expiresAt: string;
-}
+export type { SessionView };
 
-async function call<T>(method: string, path: string, body?: unknown, csrf?: string): Promise<T> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (csrf) headers['x-csrf-token'] = csrf;
-  const res = await fetch(`/api/v1/auth/${path}`, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  const parsed: unknown = text === '' ? null : JSON.parse(text);
-  if (!res.ok) throw new ApiError(res.status, parsed, res.headers.get('Retry-After'));
-  return parsed as T;
+function remember(s: SessionView): SessionView {
+  setCsrfToken(s.csrfToken);
+  return s;
 }
 
 /** The current session, or null when signed out (the csrf token is kept in memory for later writes). */
 export async function fetchSession(): Promise<SessionView | null> {
   try {
-    const r = await call<{ data: SessionView }>('GET', 'session');
-    setCsrfToken(r.data.csrfToken);
-    return r.data;
+    return remember((await unwrap(api.GET('/auth/session'))).data);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) {
       setCsrfToken(null);
@@ -40,45 +21,24 @@ export async function fetchSession(): Promise<SessionView | null> {
   }
 }
 
-export interface LoginInput {
-  email: string;
-  password: string;
-  organizationId?: string;
+export async function login(body: LoginBody): Promise<SessionView> {
+  return remember((await unwrap(api.POST('/auth/login', { body }))).data);
 }
 
-export async function login(input: LoginInput): Promise<SessionView> {
-  const r = await call<{ data: SessionView }>('POST', 'login', input);
-  setCsrfToken(r.data.csrfToken);
-  return r.data;
-}
-
-export async function logout(csrf: string): Promise<void> {
-  await call<null>('POST', 'logout', undefined, csrf);
+export async function logout(): Promise<void> {
+  await unwrap(api.POST('/auth/logout'));
   setCsrfToken(null);
 }
 
 export async function setupNeeded(): Promise<boolean> {
-  const r = await call<{ data: { needed: boolean } }>('GET', 'setup');
-  return r.data.needed;
+  return (await unwrap(api.GET('/auth/setup'))).data.needed;
 }
 
-export interface SetupInput {
-  token: string;
-  organizationName: string;
-  name: string;
-  email: string;
-  password: string;
-}
-
-export async function setup(input: SetupInput): Promise<SessionView> {
-  const r = await call<{ data: SessionView }>('POST', 'setup', input);
-  setCsrfToken(r.data.csrfToken);
-  return r.data;
+export async function setup(body: SetupBody): Promise<SessionView> {
+  return remember((await unwrap(api.POST('/auth/setup', { body }))).data);
 }
 
 /** The organizations a 409 at sign-in offers to choose from. */
-export function orgChoices(err: ApiError): Array<{ organizationId: string; organizationName: string }> {
-  return (err.details as unknown as Array<Record<string, unknown>>)
-    .filter((d) => typeof d.organizationId === 'string')
-    .map((d) => ({ organizationId: String(d.organizationId), organizationName: String(d.organizationName ?? d.organizationId) }));
+export function orgChoices(err: ApiError): OrgChoice[] {
+  return (err.details as Array<Partial<OrgChoice>>).filter((d): d is OrgChoice => typeof d.organizationId === 'string');
 }

@@ -4,7 +4,8 @@ import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, TextField } from '../../components/form';
 import { Loading } from '../../components/page';
-import { setup, setupNeeded, type SetupInput } from './auth-api';
+import type { SetupBody } from '../../api/types';
+import { setup, setupNeeded } from './auth-api';
 import { useReplaceSession } from './session';
 
 const FIELDS = ['organizationName', 'name', 'email', 'password', 'token'] as const;
@@ -17,7 +18,7 @@ export default function SetupPage() {
   const needed = useQuery({ queryKey: ['setup-needed'], queryFn: setupNeeded });
   const [form, setForm] = useState({ organizationName: '', name: '', email: '', password: '' });
   const m = useMutation({
-    mutationFn: (input: SetupInput) => setup(input),
+    mutationFn: (input: SetupBody) => setup(input),
     onSuccess: (s) => {
       replace(s);
       navigate('/integrations', { replace: true });

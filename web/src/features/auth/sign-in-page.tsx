@@ -4,7 +4,8 @@ import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextField } from '../../components/form';
-import { login, orgChoices, type LoginInput } from './auth-api';
+import type { LoginBody, OrgChoice } from '../../api/types';
+import { login, orgChoices } from './auth-api';
 import { useReplaceSession, useSessionQuery } from './session';
 
 /** Only a path of this site: `next` must never send the user elsewhere after sign-in. */
@@ -21,9 +22,9 @@ export default function SignInPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [orgId, setOrgId] = useState('');
-  const [orgs, setOrgs] = useState<Array<{ organizationId: string; organizationName: string }>>([]);
+  const [orgs, setOrgs] = useState<OrgChoice[]>([]);
   const m = useMutation({
-    mutationFn: (input: LoginInput) => login(input),
+    mutationFn: (input: LoginBody) => login(input),
     onSuccess: (s) => {
       replace(s);
       navigate(next, { replace: true });
