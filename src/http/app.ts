@@ -20,6 +20,7 @@ import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts'
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
 import { restAuth } from './auth.ts';
+import { registerDashboard } from './dashboard.ts';
 import { errorBody, toAppError } from './errors.ts';
 import { documentErrors } from './schemas.ts';
 import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
@@ -72,8 +73,11 @@ export async function buildApp(c: Container, log: Logger) {
     req.params = withoutNul(req.params);
     req.query = withoutNul(req.query);
   });
-  app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`))));
+  const dashboardPage = await registerDashboard(app, c.config.dashboardDir);
+  app.setNotFoundHandler((req, reply) => {
+    if (dashboardPage(req, reply)) return reply;
+    return reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`)));
+  });
 
   await app.register(cookie);
   await app.register(swagger, {
