@@ -89,7 +89,7 @@ for (const kind of STORE_KINDS) {
       await assertAccessible(page, 'setup');
       await shot('setup');
       await page.getByRole('button', { name: 'Create organization' }).click();
-      await page.getByRole('heading', { name: 'Integrations' }).waitFor();
+      await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
       await page.getByText('No integrations yet').waitFor();
       await assertAccessible(page, 'integrations (empty)');
       await shot('integrations-empty');
@@ -104,16 +104,16 @@ for (const kind of STORE_KINDS) {
     it('sign out refuses the old cookie; a wrong password is refused in words; sign-in returns to the page asked for', async () => {
       const old = await sessionCookie(context);
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByRole('heading', { name: 'Sign in to AlertFlow' }).waitFor();
+      await page.getByRole('heading', { name: 'Sign in to AlertFlow', exact: true }).waitFor();
       assert.equal((await server.request('GET', '/api/v1/alerts', { headers: { cookie: old } })).status, 401);
       await page.goto(`${base}/integrations`);
-      await page.getByRole('heading', { name: 'Sign in to AlertFlow' }).waitFor();
+      await page.getByRole('heading', { name: 'Sign in to AlertFlow', exact: true }).waitFor();
       await signIn(page, { email: OWNER.email, password: 'wrong password here' });
       await page.getByRole('alert').filter({ hasText: /wrong|invalid|incorrect/i }).waitFor();
       await assertAccessible(page, 'sign-in with an error');
       await shot('sign-in');
       await signIn(page, OWNER);
-      await page.getByRole('heading', { name: 'Integrations' }).waitFor();
+      await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
       assert.equal(new URL(page.url()).pathname, '/integrations');
     });
 
@@ -123,7 +123,7 @@ for (const kind of STORE_KINDS) {
       await page.getByLabel('Preset').selectOption('alertmanager');
       await assertAccessible(page, 'new integration form');
       await page.getByRole('button', { name: 'Create integration' }).click();
-      await page.getByRole('heading', { name: 'Prometheus prod' }).waitFor();
+      await page.getByRole('heading', { name: 'Prometheus prod', exact: true }).waitFor();
       integrationId = new URL(page.url()).pathname.split('/').pop() as string;
       await page.getByRole('button', { name: 'Copy URL' }).click();
       await page.getByRole('button', { name: 'Copied' }).waitFor();
@@ -143,7 +143,7 @@ for (const kind of STORE_KINDS) {
       await screenshot(page, `${kind}-alerts-390`);
       await page.setViewportSize({ width: 1280, height: 800 });
       await row.click();
-      await page.getByRole('heading', { name: 'Last raw payload' }).waitFor();
+      await page.getByRole('heading', { name: 'Last raw payload', exact: true }).waitFor();
       assert.equal(new URL(page.url()).pathname, `/alerts/${alertId}`);
       await page.getByText('db1').first().waitFor();
       await assertAccessible(page, 'alert detail');
@@ -160,7 +160,7 @@ for (const kind of STORE_KINDS) {
 
     it('a reload on a deep link keeps the page', async () => {
       await page.reload();
-      await page.getByRole('heading', { name: 'Last raw payload' }).waitFor();
+      await page.getByRole('heading', { name: 'Last raw payload', exact: true }).waitFor();
     });
 
     it('an API key is shown once, works, and is refused once revoked', async () => {
@@ -216,7 +216,7 @@ for (const kind of STORE_KINDS) {
 
     it('filters the audit log by api_key.used', async () => {
       await page.goto(`${base}/audit-log`);
-      await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+      await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
       await page.getByLabel('Action').fill('api_key.used');
       await page.getByRole('button', { name: 'Apply filters' }).click();
       await page.getByRole('cell', { name: 'api_key.used' }).first().waitFor();
@@ -239,7 +239,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(await page.locator('a[href^="javascript:"]').count(), 0);
       assert.equal(await page.locator('main img, main script, main b').count(), 0);
       await page.getByRole('link', { name: 'https://grafana.example.test/d/1' }).waitFor();
-      await page.getByText('javascript:window.__xss=3').click();
+      await page.getByText('javascript:window.__xss=3', { exact: true }).click();
       assert.equal(await page.evaluate('window.__xss'), undefined);
       await page.goto(`${base}/alerts?status=`);
       await page.getByRole('link', { name: /<img src=x/ }).waitFor();
@@ -255,7 +255,7 @@ for (const kind of STORE_KINDS) {
         const p = await ctx.newPage();
         await p.goto(`${base}/settings/api-keys`);
         await signIn(p, MEMBER);
-        await p.getByRole('heading', { name: 'API keys' }).waitFor();
+        await p.getByRole('heading', { name: 'API keys', exact: true }).waitFor();
         await p.getByText('Ask an owner or admin').waitFor();
         assert.equal(await p.getByRole('button', { name: 'New API key' }).count(), 0);
         await assertAccessible(p, 'API keys as a member');
