@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { runCli, startServer, stopAll, type ServerProcess } from '../support/process.ts';
+import { runCli, startServer, stopAll, type CliResult, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
 import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, sessionCookie, watchErrors } from './browser.ts';
 
@@ -38,6 +38,7 @@ for (const kind of STORE_KINDS) {
     let integrationId: string;
     let ingestUrl: string;
     let alertId: string;
+    let memberAdded: Promise<CliResult>;
     const shot = (name: string) => screenshot(page, `${kind}-${name}`);
 
     /** The API as the signed-in browser: its cookie, and its CSRF token for writes. */
@@ -97,6 +98,9 @@ for (const kind of STORE_KINDS) {
       assert.equal(s.status, 200);
       assert.equal(s.body.data.user.role, 'owner');
       orgId = s.body.data.organization.id;
+      // The CLI is a separate process that takes seconds to start: it adds the member while other tests run.
+      memberAdded = runCli(['user', 'add', '--org', orgId, '--email', MEMBER.email, '--name', MEMBER.name, '--role', 'member', '--password', MEMBER.password, '--json'],
+        { DATABASE_URL: store.url }, { timeoutMs: 60_000 });
       const again = await fetch(link.replace('/setup?token=', '/api/v1/auth/setup?token='));
       assert.equal(((await again.json()) as { data: { needed: boolean } }).data.needed, false);
     });
@@ -247,8 +251,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('a member sees no create button for API keys and the API refuses them 403', async () => {
-      const r = await runCli(['user', 'add', '--org', orgId, '--email', MEMBER.email, '--name', MEMBER.name, '--role', 'member', '--password', MEMBER.password, '--json'],
-        { DATABASE_URL: store.url });
+      const r = await memberAdded;
       assert.equal(r.code, 0, r.stderr);
       const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       try {

@@ -28,6 +28,10 @@ function Pairs({ values, links = false }: { values: Record<string, string>; link
   );
 }
 
+function byWhom(at: string | null, by: Alert['acknowledgedBy'], never: string): string {
+  return at ? `${formatTime(at)} by ${actorText(by)}` : never;
+}
+
 function rawText(payload: unknown): string {
   if (payload === undefined || payload === null) return '';
   return typeof payload === 'string' ? payload : JSON.stringify(payload, null, 2);
@@ -96,8 +100,8 @@ function Detail({ alert }: { alert: Alert }) {
             <div><dt>Created</dt><dd>{formatTime(alert.createdAt)}</dd></div>
             <div><dt>Last seen</dt><dd>{formatTime(alert.lastSeenAt)}</dd></div>
             <div><dt>Occurrences</dt><dd>{alert.occurrences}</dd></div>
-            <div><dt>Acknowledged</dt><dd>{formatTime(alert.acknowledgedAt)} by {actorText(alert.acknowledgedBy)}</dd></div>
-            <div><dt>Resolved</dt><dd>{formatTime(alert.resolvedAt)} by {actorText(alert.resolvedBy)}</dd></div>
+            <div><dt>Acknowledged</dt><dd>{byWhom(alert.acknowledgedAt, alert.acknowledgedBy, 'Not acknowledged')}</dd></div>
+            <div><dt>Resolved</dt><dd>{byWhom(alert.resolvedAt, alert.resolvedBy, 'Not resolved')}</dd></div>
             <div><dt>Fingerprint</dt><dd className="break">{alert.fingerprint}</dd></div>
             <div><dt>Integration</dt><dd>{alert.integrationId ? <Link to={`/integrations/${alert.integrationId}`}>{alert.integrationId}</Link> : '—'}</dd></div>
           </dl>

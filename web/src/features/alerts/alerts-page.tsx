@@ -126,7 +126,7 @@ export default function AlertsPage() {
                 <th scope="col">Severity</th>
                 <th scope="col">Status</th>
                 <th scope="col" className="wide-only">Source</th>
-                <th scope="col" className="num">Seen</th>
+                <th scope="col" className="num wide-only">Seen</th>
                 <th scope="col" className="wide-only">Last seen</th>
               </tr>
             </thead>
@@ -138,7 +138,7 @@ export default function AlertsPage() {
                   <td><SeverityBadge value={a.severity} /></td>
                   <td><StatusBadge value={a.status} /></td>
                   <td className="wide-only">{a.source ?? '—'}</td>
-                  <td className="num">{a.occurrences}</td>
+                  <td className="num wide-only">{a.occurrences}</td>
                   <td className="wide-only">{formatTime(a.lastSeenAt)}</td>
                 </tr>
               ))}
