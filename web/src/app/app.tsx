@@ -1,17 +1,11 @@
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
-import { ApiError } from '../api/client';
+import { sessionQuery } from '../features/auth/session';
+import { queryClient } from './query-client';
 import { router } from './router';
 
-const queryClient = new QueryClient({
-  defaultOptions: {
-    queries: {
-      staleTime: 10_000,
-      // A 4xx will not change by asking again.
-      retry: (n, err) => !(err instanceof ApiError && err.status < 500) && n < 2,
-    },
-  },
-});
+// Asked for at once, while the page's code is still loading, rather than after the layout first renders.
+void queryClient.prefetchQuery(sessionQuery);
 
 export function App() {
   return (

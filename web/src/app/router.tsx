@@ -1,5 +1,7 @@
 import { createBrowserRouter, Navigate } from 'react-router';
+import { alertQueryOf, alertsQuery } from '../features/alerts/alerts-api';
 import { Layout } from './layout';
+import { queryClient } from './query-client';
 import { RouteError } from './route-error';
 
 // Each page is its own chunk: the first load carries only the shell and the page opened.
@@ -13,7 +15,15 @@ export const router = createBrowserRouter([
     errorElement: <RouteError />,
     children: [
       { index: true, element: <Navigate to="/alerts" replace /> },
-      { path: 'alerts', lazy: page(() => import('../features/alerts/alerts-page')) },
+      {
+        path: 'alerts',
+        // The first page of alerts is fetched while the page's code loads, not after it renders.
+        loader: ({ request }) => {
+          void queryClient.prefetchQuery(alertsQuery(alertQueryOf(new URL(request.url).searchParams)));
+          return null;
+        },
+        lazy: page(() => import('../features/alerts/alerts-page')),
+      },
       { path: 'alerts/:id', lazy: page(() => import('../features/alerts/alert-detail-page')) },
       { path: 'integrations', lazy: page(() => import('../features/integrations/integrations-page')) },
       { path: 'integrations/:id', lazy: page(() => import('../features/integrations/integration-page')) },

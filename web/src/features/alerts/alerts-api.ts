@@ -2,12 +2,29 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { api, unwrap } from '../../api/client';
 import type { AlertQuery } from '../../api/types';
 
+const PAGE = 50;
+
+/** The API query the address describes: filters live in the URL, so a filtered list survives a reload. */
+export function alertQueryOf(params: URLSearchParams, cursor?: string): AlertQuery {
+  const q: AlertQuery = { limit: PAGE, status: params.get('status') ?? 'firing,acknowledged' };
+  if (q.status === '') delete q.status;
+  for (const k of ['severity', 'integrationId', 'clientId', 'q'] as const) {
+    const v = params.get(k);
+    if (v) q[k] = v;
+  }
+  const label = params.get('label');
+  if (label) q.label = label.split(/\s+/).filter(Boolean);
+  if (cursor) q.cursor = cursor;
+  return q;
+}
+
+export const alertsQuery = (query: AlertQuery) => ({
+  queryKey: ['alerts', query],
+  queryFn: ({ signal }: { signal: AbortSignal }) => unwrap(api.GET('/alerts', { params: { query }, signal })),
+});
+
 export function useAlerts(query: AlertQuery) {
-  return useQuery({
-    queryKey: ['alerts', query],
-    queryFn: ({ signal }) => unwrap(api.GET('/alerts', { params: { query }, signal })),
-    placeholderData: keepPreviousData,
-  });
+  return useQuery({ ...alertsQuery(query), placeholderData: keepPreviousData });
 }
 
 export function useAlert(id: string) {

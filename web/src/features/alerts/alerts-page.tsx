@@ -1,6 +1,5 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import type { AlertQuery } from '../../api/types';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
@@ -8,7 +7,7 @@ import { SelectField, TextField } from '../../components/form';
 import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
-import { useAlerts, useBulkAction, useFilterChoices, type AlertAction } from './alerts-api';
+import { alertQueryOf, useAlerts, useBulkAction, useFilterChoices, type AlertAction } from './alerts-api';
 
 const STATUS_CHOICES = [
   { value: 'firing,acknowledged', label: 'Open (firing or acknowledged)' },
@@ -20,22 +19,6 @@ const STATUS_CHOICES = [
 ];
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
 const FILTERS = ['status', 'severity', 'integrationId', 'clientId', 'label', 'q'] as const;
-const PAGE = 50;
-
-/** The API query the address describes: filters live in the URL, so a filtered list survives a reload. */
-function queryOf(params: URLSearchParams, cursor: string | undefined): AlertQuery {
-  const q: AlertQuery = { limit: PAGE, status: params.get('status') ?? 'firing,acknowledged' };
-  if (q.status === '') delete q.status;
-  for (const k of ['severity', 'integrationId', 'clientId', 'q'] as const) {
-    const v = params.get(k);
-    if (v) q[k] = v;
-  }
-  const label = params.get('label');
-  if (label) q.label = label.split(/\s+/).filter(Boolean);
-  if (cursor) q.cursor = cursor;
-  return q;
-}
-
 function Filters({ params, onApply }: { params: URLSearchParams; onApply: (next: URLSearchParams) => void }) {
   const { integrations, clients } = useFilterChoices();
   const submit = (e: FormEvent<HTMLFormElement>) => {
@@ -78,7 +61,7 @@ export default function AlertsPage() {
   const [cursors, setCursors] = useState<string[]>([]);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const canWrite = useCan('alerts:write');
-  const list = useAlerts(queryOf(params, cursors.at(-1)));
+  const list = useAlerts(alertQueryOf(params, cursors.at(-1)));
   const bulk = useBulkAction();
   const rows = list.data?.data ?? [];
 

@@ -7,8 +7,10 @@ export const SESSION_KEY = ['session'] as const;
 /** The signed-in session; only rendered below the guard in the layout, so it is never null there. */
 const SessionContext = createContext<SessionView | null>(null);
 
+export const sessionQuery = { queryKey: SESSION_KEY, queryFn: fetchSession, staleTime: 60_000, retry: false } as const;
+
 export function useSessionQuery() {
-  return useQuery({ queryKey: SESSION_KEY, queryFn: fetchSession, staleTime: 60_000, retry: false });
+  return useQuery(sessionQuery);
 }
 
 export function SessionProvider({ session, children }: { session: SessionView; children: ReactNode }) {
