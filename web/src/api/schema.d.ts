@@ -912,6 +912,8 @@ export interface paths {
                                 updatedAt: string;
                                 /** @description The last raw payload received for this alert, as sent. */
                                 payload: unknown;
+                                /** @description The number of `incidentId` (per organization, from 1), to show beside its id. */
+                                incidentNumber: number | null;
                             };
                         };
                     };
@@ -1127,6 +1129,8 @@ export interface paths {
                                 updatedAt: string;
                                 /** @description The last raw payload received for this alert, as sent. */
                                 payload: unknown;
+                                /** @description The number of `incidentId` (per organization, from 1), to show beside its id. */
+                                incidentNumber: number | null;
                             };
                         };
                     };
@@ -1394,6 +1398,8 @@ export interface paths {
                                 updatedAt: string;
                                 /** @description The last raw payload received for this alert, as sent. */
                                 payload: unknown;
+                                /** @description The number of `incidentId` (per organization, from 1), to show beside its id. */
+                                incidentNumber: number | null;
                             };
                         };
                     };
@@ -9484,7 +9490,7 @@ export interface paths {
         };
         /**
          * List audit events
-         * @description Newest first. `api_key.used` events are written in batches, about a second after the request.
+         * @description Newest first. Filters (action, actor, time range `from`–`to`) combine with AND. `api_key.used` events are written in batches, about a second after the request.
          *
          *     Requires scope `audit:read`.
          */
@@ -9497,6 +9503,14 @@ export interface paths {
                     cursor?: string;
                     /** @description Only events with this action, e.g. `api_key.used`. */
                     action?: string;
+                    /** @description Only events by this kind of actor. */
+                    actorType?: "integration" | "api_key" | "user" | "system";
+                    /** @description Only events by this actor (a user or API key id). */
+                    actorId?: string;
+                    /** @description Only events at or after this time. */
+                    from?: string;
+                    /** @description Only events before this time. */
+                    to?: string;
                 };
                 header?: never;
                 path?: never;
@@ -9513,7 +9527,7 @@ export interface paths {
                         "application/json": {
                             data: {
                                 id: string;
-                                /** @description api_key.used, api_key.created, api_key.revoked, integration.created, integration.updated, integration.deleted, client.created, client.updated, client.deleted, suppression.created, suppression.updated, suppression.deleted, workflow.created, workflow.updated, workflow.deleted, workflow.enabled, workflow.disabled, schedule.created, schedule.updated, schedule.deleted */
+                                /** @description auth.sign_in, auth.sign_in_failed, auth.sign_out, org.setup, api_key.used, api_key.created, api_key.revoked, integration.created, integration.updated, integration.deleted, client.created, client.updated, client.deleted, suppression.created, suppression.updated, suppression.deleted, workflow.created, workflow.updated, workflow.deleted, workflow.enabled, workflow.disabled, schedule.created, schedule.updated, schedule.deleted */
                                 action: string;
                                 actor: {
                                     /** @enum {string} */

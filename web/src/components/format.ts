@@ -13,7 +13,3 @@ export function safeHref(value: string): string | null {
     return null;
   }
 }
-
-export function actorText(a: { type: string; id: string | null } | null): string {
-  return a ? `${a.type}${a.id ? ` ${a.id}` : ''}` : '—';
-}

@@ -4,7 +4,8 @@ import type { Alert } from '../../api/types';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
-import { actorText, formatTime, safeHref } from '../../components/format';
+import { formatTime, safeHref } from '../../components/format';
+import { useActorText } from '../../api/actors';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useAlert, useAlertNotifications, useBulkAction, useIncident } from './alerts-api';
@@ -28,9 +29,6 @@ function Pairs({ values, links = false }: { values: Record<string, string>; link
   );
 }
 
-function byWhom(at: string | null, by: Alert['acknowledgedBy'], never: string): string {
-  return at ? `${formatTime(at)} by ${actorText(by)}` : never;
-}
 
 function rawText(payload: unknown): string {
   if (payload === undefined || payload === null) return '';
@@ -71,6 +69,8 @@ function Detail({ alert }: { alert: Alert }) {
   const canWrite = useCan('alerts:write');
   const action = useBulkAction();
   const open = alert.status !== 'resolved';
+  const actorText = useActorText();
+  const byWhom = (at: string | null, by: Alert['acknowledgedBy'], never: string) => (at ? `${formatTime(at)} by ${actorText(by)}` : never);
   return (
     <Page
       title={alert.title}

@@ -5,13 +5,34 @@ import { api, unwrap } from '../../api/client';
 import type { AuditQuery } from '../../api/types';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
-import { TextField } from '../../components/form';
-import { actorText, formatTime } from '../../components/format';
+import { useActorText } from '../../api/actors';
+import { fieldErrors, SelectField, TextField } from '../../components/form';
+import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 
-const FILTERS = ['action'] as const;
+type Filters = Omit<AuditQuery, 'cursor' | 'limit'>;
+const ACTOR_TYPES = ['user', 'api_key', 'integration', 'system'] as const;
 
-function useAuditLog(filters: Omit<AuditQuery, 'cursor' | 'limit'>) {
+/** `from`/`to` are instants in the URL and the API; the inputs show them in the browser's local time. */
+const toLocalInput = (iso: string | null) => {
+  if (!iso) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '' : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+function filtersOf(params: URLSearchParams): Filters {
+  const f: Filters = {};
+  for (const k of ['action', 'actorId', 'from', 'to'] as const) {
+    const v = params.get(k);
+    if (v) f[k] = v;
+  }
+  const type = params.get('actorType');
+  const known = ACTOR_TYPES.find((t) => t === type);
+  if (known) f.actorType = known;
+  return f;
+}
+
+function useAuditLog(filters: Filters) {
   return useInfiniteQuery({
     queryKey: ['audit-log', filters],
     initialPageParam: undefined as string | undefined,
@@ -38,12 +59,9 @@ function useLoadOnView(load: () => void, enabled: boolean) {
 
 export default function AuditPage() {
   const [params, setParams] = useSearchParams();
-  const filters: Omit<AuditQuery, 'cursor' | 'limit'> = {};
-  for (const k of FILTERS) {
-    const v = params.get(k);
-    if (v) filters[k] = v;
-  }
+  const filters = filtersOf(params);
   const log = useAuditLog(filters);
+  const actorText = useActorText();
   const { fetchNextPage, hasNextPage, isFetchingNextPage } = log;
   const sentinel = useLoadOnView(() => { if (!isFetchingNextPage) void fetchNextPage(); }, Boolean(hasNextPage));
   const rows = log.data?.pages.flatMap((p) => p.data) ?? [];
@@ -52,20 +70,31 @@ export default function AuditPage() {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
     const next = new URLSearchParams();
-    for (const k of FILTERS) {
+    for (const k of ['action', 'actorType', 'actorId'] as const) {
       const v = String(form.get(k) ?? '').trim();
       if (v) next.set(k, v);
+    }
+    for (const k of ['from', 'to'] as const) {
+      const v = String(form.get(k) ?? '');
+      if (v) next.set(k, new Date(v).toISOString());
     }
     setParams(next);
   };
   return (
     <Page title="Audit log">
       <form className="filters" onSubmit={submit} role="search" key={params.toString()}>
-        <TextField label="Action" name="action" placeholder="api_key.used" defaultValue={params.get('action') ?? ''}
+        <TextField label="Action" name="action" errors={fieldErrors(log.error, 'action')} placeholder="api_key.used" defaultValue={params.get('action') ?? ''}
           hint="An exact action, e.g. api_key.used or integration.created" />
+        <SelectField label="Actor type" name="actorType" errors={fieldErrors(log.error, 'actorType')} defaultValue={params.get('actorType') ?? ''}>
+          <option value="">Any actor</option>
+          {ACTOR_TYPES.map((t) => <option key={t} value={t}>{t.replace('_', ' ')}</option>)}
+        </SelectField>
+        <TextField label="Actor id" name="actorId" errors={fieldErrors(log.error, 'actorId')} defaultValue={params.get('actorId') ?? ''} hint="A user or API key id" />
+        <TextField label="From" name="from" errors={fieldErrors(log.error, 'from')} type="datetime-local" defaultValue={toLocalInput(params.get('from'))} />
+        <TextField label="To" name="to" errors={fieldErrors(log.error, 'to')} type="datetime-local" defaultValue={toLocalInput(params.get('to'))} />
         <div className="filter-actions"><button type="submit">Apply filters</button></div>
       </form>
-      <ErrorDisplay error={log.error} />
+      <ErrorDisplay error={log.error} fields={['action', 'actorType', 'actorId', 'from', 'to']} />
       {log.isPending ? <Loading rows={8} /> : rows.length === 0 ? (
         <EmptyState title="No matching events">
           <p>{Object.keys(filters).length ? 'Change or clear the filters.' : 'Events appear here as people and keys change things.'}</p>
