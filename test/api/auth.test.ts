@@ -196,3 +196,20 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('sign-in behind https', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness('sqlite', { BASE_URL: 'https://alerts.example.test' });
+    await addPerson(h, h.org.id, 'ada@acme.test', PASSWORD);
+  });
+  after(() => h.close());
+
+  it('marks the cookie Secure and accepts only that origin', async () => {
+    const body = { email: 'ada@acme.test', password: PASSWORD };
+    const r = await h.req('POST', '/api/v1/auth/login', { key: null, headers: { origin: 'https://alerts.example.test' }, body });
+    assert.equal(r.status, 200, r.raw);
+    assert.match(sessionCookieOf(r), /;\s*Secure/i);
+    assert.equal((await h.req('POST', '/api/v1/auth/login', { key: null, headers: { origin: 'http://alerts.example.test' }, body })).status, 403);
+  });
+});
