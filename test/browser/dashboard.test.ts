@@ -157,6 +157,7 @@ for (const kind of STORE_KINDS) {
     it('acknowledging in the dashboard is recorded as the user', async () => {
       await page.getByRole('button', { name: 'Acknowledge' }).click();
       await page.locator('.badge.status-acknowledged').first().waitFor();
+      await page.getByText(`by ${OWNER.name} <${OWNER.email}>`).waitFor();
       const r = await asBrowser('GET', `/alerts/${alertId}`);
       assert.equal(r.body.data.status, 'acknowledged');
       assert.equal(r.body.data.acknowledgedBy.type, 'user');

@@ -9,6 +9,7 @@ import { useActorText } from '../../api/actors';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useAlert, useAlertNotifications, useBulkAction, useIncident } from './alerts-api';
+import { CodeBlock } from '../../components/code-block';
 
 /** Key/value pairs a sender wrote, as text; a value becomes a link only when it is an http(s) URL. */
 function Pairs({ values, links = false }: { values: Record<string, string>; links?: boolean }) {
@@ -117,7 +118,7 @@ function Detail({ alert }: { alert: Alert }) {
         <h2>Last raw payload</h2>
         {alert.payload === undefined || alert.payload === null
           ? <p className="muted">Not kept for this alert.</p>
-          : <pre className="code">{rawText(alert.payload)}</pre>}
+          : <CodeBlock label="Last raw payload" text={rawText(alert.payload)} />}
       </section>
     </Page>
   );

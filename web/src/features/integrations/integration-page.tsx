@@ -10,6 +10,7 @@ import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useDeleteIntegration, useIntegration, useRejections, useRotateToken, useUpdateIntegration } from './integrations-api';
+import { CodeBlock } from '../../components/code-block';
 
 function curlExample(url: string): string {
   return `curl -X POST -H 'Content-Type: application/json' \\\n  -d '{"title":"Disk almost full","severity":"high","source":"db1"}' \\\n  '${url}'`;
@@ -28,7 +29,7 @@ function Rejections({ id }: { id: string }) {
           {r.details && r.details.length > 0 && (
             <ul>{r.details.map((d) => <li key={`${d.path}${d.message}`}><code>{d.path}</code> {d.message}</li>)}</ul>
           )}
-          {r.payload && <details><summary>Payload</summary><pre className="code">{r.payload}</pre></details>}
+          {r.payload && <details><summary>Payload</summary><CodeBlock label="Rejected payload" text={r.payload} /></details>}
         </li>
       ))}
     </ul>
@@ -73,7 +74,7 @@ function Detail({ integration: i }: { integration: Integration }) {
           <CopyButton text={i.ingestUrl} label="Copy URL" />
         </div>
         <h3>Try it</h3>
-        <pre className="code">{curlExample(i.ingestUrl)}</pre>
+        <CodeBlock label="curl example" text={curlExample(i.ingestUrl)} />
         <CopyButton text={curlExample(i.ingestUrl)} label="Copy curl example" />
       </section>
       <section className="panel">

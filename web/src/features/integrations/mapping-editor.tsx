@@ -5,6 +5,7 @@ import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, TextAreaField, TextField } from '../../components/form';
 import { MapRows } from './map-rows';
 import { formOf, mappingOf, parseMapping, parseSample, type MappingForm } from './mapping-fns';
+import { CodeBlock } from '../../components/code-block';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 const STATUSES = ['firing', 'resolved', 'acknowledged', 'suppressed'] as const;
@@ -77,7 +78,7 @@ function PreviewPanel({ state }: { state: PreviewState }) {
   return (
     <div data-testid="preview-alerts">
       <p>{r.alerts.length} alert{r.alerts.length === 1 ? '' : 's'} would be stored:</p>
-      <pre className="code">{JSON.stringify(r.alerts, null, 2)}</pre>
+      <CodeBlock label="Normalized alerts" text={JSON.stringify(r.alerts, null, 2)} />
     </div>
   );
 }
