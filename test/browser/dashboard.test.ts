@@ -137,15 +137,23 @@ for (const kind of STORE_KINDS) {
       await assertAccessible(page, 'integration');
       await shot('integration');
 
-      alertId = await ingest({ alerts: [{ status: 'firing', labels: { alertname: 'DiskFull', severity: 'critical', instance: 'db1' }, annotations: { summary: 'Disk almost full' } }] });
+      alertId = await ingest({ alerts: [
+        { status: 'firing', labels: { alertname: 'DiskFull', severity: 'critical', instance: 'db1' }, annotations: { summary: 'Disk almost full' } },
+        { status: 'firing', labels: { alertname: 'HighLatency', severity: 'warning', instance: 'api-2', service: 'checkout' }, annotations: { summary: 'p99 latency above 800 ms on checkout' } },
+        { status: 'firing', labels: { alertname: 'CertExpiry', severity: 'info', instance: 'web-1' }, annotations: { summary: 'TLS certificate expires in 14 days' } },
+      ] });
       await page.getByRole('link', { name: 'Alerts' }).click();
-      const row = page.getByRole('link', { name: /DiskFull|Disk almost full/ });
+      const row = page.getByRole('link', { name: 'Disk almost full' });
       await row.waitFor();
       await assertAccessible(page, 'alerts');
       await shot('alerts');
       await page.setViewportSize({ width: 390, height: 800 });
       await screenshot(page, `${kind}-alerts-390`);
       await page.setViewportSize({ width: 1280, height: 800 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await assertAccessible(page, 'alerts (dark)');
+      await shot('alerts-dark');
+      await page.emulateMedia({ colorScheme: 'light' });
       await row.click();
       await page.getByRole('heading', { name: 'Last raw payload', exact: true }).waitFor();
       assert.equal(new URL(page.url()).pathname, `/alerts/${alertId}`);
