@@ -79,6 +79,8 @@ export default function AlertsPage() {
   const allChecked = rows.length > 0 && rows.every((r) => selected.has(r.id));
   const toggleAll = () => setSelected(allChecked ? new Set() : new Set(rows.map((r) => r.id)));
   const act = (action: AlertAction) => bulk.mutate({ action, ids: [...selected] }, { onSuccess: () => setSelected(new Set()) });
+  // The bulk answer is per alert: say how many could not change (e.g. acknowledging one already resolved).
+  const refused = bulk.data?.data.results.filter((r) => !r.ok).length ?? 0;
 
   const filtered = FILTERS.some((k) => k !== 'status' && params.get(k));
   return (
@@ -89,6 +91,7 @@ export default function AlertsPage() {
           <span>{selected.size} selected</span>
           <button type="button" disabled={selected.size === 0 || bulk.isPending} onClick={() => act('acknowledge')}>Acknowledge</button>
           <button type="button" disabled={selected.size === 0 || bulk.isPending} onClick={() => act('resolve')}>Resolve</button>
+          {refused > 0 && <span role="status">{refused} alert{refused === 1 ? '' : 's'} could not change (already resolved, or gone).</span>}
         </div>
       )}
       <ErrorDisplay error={bulk.error ?? list.error} />
