@@ -41,7 +41,6 @@ export default function SignInPage() {
     e.preventDefault();
     m.mutate({ email, password, ...(orgId && { organizationId: orgId }) });
   };
-  const wrong = m.error instanceof ApiError && m.error.status === 401;
   return (
     <main className="centered">
       <form className="card" onSubmit={submit} noValidate>
@@ -58,8 +57,7 @@ export default function SignInPage() {
           </SelectField>
         )}
         {m.error && !(m.error instanceof ApiError && m.error.status === 409) && (
-          <ErrorDisplay error={wrong ? new ApiError(401, { error: 'Wrong email or password', code: 'UNAUTHORIZED' }) : m.error}
-            fields={['email', 'password', 'organizationId']} />
+          <ErrorDisplay error={m.error} fields={['email', 'password', 'organizationId']} />
         )}
         <button type="submit" disabled={m.isPending}>Sign in</button>
         <p className="hint">First time here? Open the setup link the server printed at its first start.</p>
