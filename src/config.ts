@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseAllowList, type AllowList } from './infra/outbound.ts';
 
 export type StoreConfig =
@@ -24,7 +25,17 @@ export interface Config {
     readonly ingestPerMinute: number;
     readonly apiKeysPerDay: number;
     readonly authFailuresPerMinute: number;
+    /** Failed dashboard sign-ins per client address, and per account (email), per 15 minutes. */
+    readonly signInFailuresPerAddress: number;
+    readonly signInFailuresPerAccount: number;
   };
+  /** Dashboard sessions: idle expiry (sliding) and absolute expiry from sign-in. */
+  readonly sessions: {
+    readonly idleMinutes: number;
+    readonly absoluteHours: number;
+  };
+  /** The built dashboard (`web/dist`), served at `/` when it exists. */
+  readonly dashboardDir: string;
   /** Which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
   readonly trustProxy: boolean | number | string[];
   /** Commit concurrent ingest requests in one transaction (SQLite group commit). */
@@ -162,7 +173,14 @@ export function loadConfig(env: Env = process.env): Config {
       ingestPerMinute: int(env, 'RATE_LIMIT_INGEST_PER_MINUTE', 60, 1, 10_000_000),
       apiKeysPerDay: int(env, 'RATE_LIMIT_API_KEYS_PER_DAY', 10, 1, 10_000_000),
       authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
+      signInFailuresPerAddress: int(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_ADDRESS', 20, 1, 10_000_000),
+      signInFailuresPerAccount: int(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT', 10, 1, 10_000_000),
     }),
+    sessions: Object.freeze({
+      idleMinutes: int(env, 'SESSION_IDLE_MINUTES', 720, 1, 525_600),
+      absoluteHours: int(env, 'SESSION_ABSOLUTE_HOURS', 168, 1, 8760),
+    }),
+    dashboardDir: path.resolve(env.DASHBOARD_DIR || fileURLToPath(new URL('../web/dist', import.meta.url))),
     trustProxy: trustProxy(env),
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
     suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),

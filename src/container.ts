@@ -21,6 +21,8 @@ import { apiKeysRepo } from './modules/api-keys/api-keys-repo.ts';
 import { apiKeysService } from './modules/api-keys/api-keys-service.ts';
 import { auditRepo } from './modules/audit/audit-repo.ts';
 import { auditService } from './modules/audit/audit-service.ts';
+import { authRepo } from './modules/auth/auth-repo.ts';
+import { authService } from './modules/auth/auth-service.ts';
 import { clientsRepo } from './modules/clients/clients-repo.ts';
 import { clientsService } from './modules/clients/clients-service.ts';
 import { ingestService } from './modules/ingest/ingest-service.ts';
@@ -47,6 +49,8 @@ async function serverSecret(store: Store): Promise<string> {
 
 /** How long shutdown waits for running jobs before handing them back to the queue. */
 const JOB_STOP_TIMEOUT_MS = 10_000;
+/** Failed sign-ins are counted over 15 minutes. */
+const SIGN_IN_WINDOW_SECONDS = 900;
 
 /** The composition root: the one place that picks implementations and wires dependencies. */
 export async function createContainer(config: Config, opts: { log: Logger; clock?: Clock }) {
@@ -72,12 +76,19 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     ingest: limiter.create('ingest', rl.ingestPerMinute, 60),
     apiKeysPerDay: limiter.create('keys', rl.apiKeysPerDay, 86_400),
     authFailures: limiter.create('authfail', rl.authFailuresPerMinute, 60),
+    signInFailuresPerAddress: limiter.create('signin-ip', rl.signInFailuresPerAddress, SIGN_IN_WINDOW_SECONDS),
+    signInFailuresPerAccount: limiter.create('signin-account', rl.signInFailuresPerAccount, SIGN_IN_WINDOW_SECONDS),
   };
 
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
   const users = usersService({ store, repo: usersRepo(), clock, cursors });
   const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, clock });
+  const auth = authService({
+    store, repo: authRepo(), orgs, audit, clock, log,
+    sessionLimits: { idleMs: config.sessions.idleMinutes * 60_000, absoluteMs: config.sessions.absoluteHours * 3_600_000 },
+    signInFailures: { perAddress: limits.signInFailuresPerAddress, perAccount: limits.signInFailuresPerAccount },
+  });
   const clientRows = clientsRepo();
   const clients = clientsService({ store, repo: clientRows, audit, clock, cursors });
   const workflows = workflowsService({ store, repo: workflowsRepo(), audit, clock, cursors });
@@ -123,6 +134,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     apiKeys,
     users,
     orgs,
+    auth,
     clients,
     integrations,
     alerts,

@@ -6,8 +6,10 @@ import { buildApp } from './http/app.ts';
 /** Starts the HTTP server on a migrated store; resolves to a function that shuts it down gracefully. */
 export async function startServer(config: Config, log: Logger): Promise<{ close: () => Promise<void>; port: number }> {
   const container = await createContainer(config, { log });
-  if ((await container.orgs.count()) === 0) {
-    log.info('No organization yet. Create the first one with: npx alertflow org create --name "My Org" --owner-email you@example.com --json');
+  if (await container.auth.setupNeeded()) {
+    // The one place the setup token appears: a new one at every start of an empty store, the earlier link dead.
+    const token = await container.auth.issueSetupToken();
+    log.info(`No organization yet. Open ${config.baseUrl}/setup?token=${token} to create the first one and its owner (works once), or use: npx alertflow org create --name "My Org" --owner-email you@example.com --json`);
   }
   const app = await buildApp(container, log);
   await app.listen({ port: config.port, host: config.host });

@@ -14,6 +14,14 @@ export interface DB {
     created_at: number;
     updated_at: number;
   };
+  sessions: {
+    id_hash: string;
+    org_id: string;
+    user_id: string;
+    csrf_token: string;
+    created_at: number;
+    last_seen_at: number;
+  };
   api_keys: {
     id: string;
     org_id: string;

@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply } from 'fastify';
@@ -8,6 +9,7 @@ import { errorSummary } from '../lib/logger.ts';
 import { alertsRoutes } from '../modules/alerts/alerts-routes.ts';
 import { apiKeysRoutes } from '../modules/api-keys/api-keys-routes.ts';
 import { auditRoutes } from '../modules/audit/audit-routes.ts';
+import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
 import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
@@ -18,6 +20,7 @@ import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts'
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
 import { restAuth } from './auth.ts';
+import { registerDashboard } from './dashboard.ts';
 import { errorBody, toAppError } from './errors.ts';
 import { documentErrors } from './schemas.ts';
 import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
@@ -70,9 +73,13 @@ export async function buildApp(c: Container, log: Logger) {
     req.params = withoutNul(req.params);
     req.query = withoutNul(req.query);
   });
-  app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`))));
+  const dashboardPage = await registerDashboard(app, c.config.dashboardDir);
+  app.setNotFoundHandler((req, reply) => {
+    if (dashboardPage(req, reply)) return reply;
+    return reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`)));
+  });
 
+  await app.register(cookie);
   await app.register(swagger, {
     transform: ({ schema, url }) => ({ schema: documentErrors(schema as Record<string, unknown>) as typeof schema, url }),
     openapi: {
@@ -80,10 +87,15 @@ export async function buildApp(c: Container, log: Logger) {
       info: {
         title: 'AlertFlow API',
         version: API_VERSION,
-        description: 'REST API of AlertFlow. Every operation needs `Authorization: Bearer <API key>` with the scope named in its `x-required-scopes`. Lists are newest first and cursor-paginated (`limit` 1–100, default 25; `meta.total` on the first page only). Errors are `{error, code, details}`. Limits: 300 requests/min per organization, 10 API key creations per UTC day. The ingest endpoint `POST /api/inbound/webhook/{token}` is outside this API.',
+        description: 'REST API of AlertFlow. Every operation needs `Authorization: Bearer <API key>` with the scope named in its `x-required-scopes`, or (the dashboard) the `af_session` cookie of `POST /auth/login`, whose role grants the scopes (owner/admin: all; member: every `:read` scope, `alerts:write`, `incidents:write`); with the cookie, every method but GET/HEAD/OPTIONS also needs the header `X-CSRF-Token` (the session\'s `csrfToken`). A bearer header, when sent, is used alone. Lists are newest first and cursor-paginated (`limit` 1–100, default 25; `meta.total` on the first page only). Errors are `{error, code, details}`. Limits: 300 requests/min per organization, 10 API key creations per UTC day. The ingest endpoint `POST /api/inbound/webhook/{token}` is outside this API.',
       },
       servers: [{ url: `${c.config.baseUrl}/api/v1` }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (`af_live_…` / `af_test_…`)' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (`af_live_…` / `af_test_…`)' },
+          cookieAuth: { type: 'apiKey', in: 'cookie', name: 'af_session', description: 'Dashboard session (POST /auth/login); writes also need `X-CSRF-Token`.' },
+        },
+      },
     },
   });
 
@@ -110,6 +122,7 @@ export async function buildApp(c: Container, log: Logger) {
     api.addHook('preParsing', auth.preParsing);
     api.addHook('onResponse', auth.onResponse);
     api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    authRoutes(api, { auth: c.auth, baseUrl: c.config.baseUrl, sessionHours: c.config.sessions.absoluteHours });
     alertsRoutes(api, c.alerts);
     notificationsRoutes(api, c.notifications);
     integrationsRoutes(api, c);

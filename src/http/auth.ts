@@ -5,6 +5,8 @@ import { AppError } from '../lib/errors.ts';
 import type { Scope } from '../modules/api-keys/api-keys-fns.ts';
 import type { ApiKeysService, Principal } from '../modules/api-keys/api-keys-service.ts';
 import type { AuditService } from '../modules/audit/audit-service.ts';
+import { SESSION_COOKIE, sameOriginOrNone, sameSecret } from '../modules/auth/auth-fns.ts';
+import type { AuthService } from '../modules/auth/auth-service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,6 +23,8 @@ export interface Limits {
   ingest: RateLimiter;
   apiKeysPerDay: RateLimiter;
   authFailures: RateLimiter;
+  signInFailuresPerAddress: RateLimiter;
+  signInFailuresPerAccount: RateLimiter;
 }
 
 function setLimitHeaders(reply: FastifyReply, r: LimitResult): void {
@@ -54,20 +58,48 @@ export const principalOf = (req: FastifyRequest): Principal => {
   if (!req.principal) throw new AppError('UNAUTHORIZED', 'Authentication required');
   return req.principal;
 };
-export const actorOf = (req: FastifyRequest): Actor => ({ type: 'api_key', id: principalOf(req).keyId });
+export const actorOf = (req: FastifyRequest): Actor => principalOf(req).actor;
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A cookie-authenticated change must carry the session's CSRF token in `X-CSRF-Token`: a page on another
+ * site can make the browser send the cookie, but cannot read the token.
+ */
+export function checkCsrf(req: FastifyRequest, csrfToken: string): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  const sent = req.headers['x-csrf-token'];
+  if (typeof sent !== 'string' || !sameSecret(sent, csrfToken)) {
+    throw new AppError('FORBIDDEN', 'Missing or wrong X-CSRF-Token header (required with the session cookie)');
+  }
+}
+
+/** Login and setup have no session yet: a browser posting them from another site (login CSRF) is refused. */
+export function checkOrigin(req: FastifyRequest, baseUrl: string): void {
+  if (!sameOriginOrNone(req.headers.origin, baseUrl)) throw new AppError('FORBIDDEN', 'Cross-origin request refused');
+}
 
 /**
  * The REST checks, in the contract's order: authentication (401) → rate limit (429) in `onRequest`;
  * scope (403) in `preParsing`, so route-level limits run between them and all come before the body is
  * read (415, 413, 400).
  */
-export function restAuth(deps: { apiKeys: ApiKeysService; limits: Limits; audit: AuditService }) {
-  const { apiKeys, limits, audit } = deps;
+export function restAuth(deps: { apiKeys: ApiKeysService; auth: AuthService; limits: Limits; audit: AuditService }) {
+  const { apiKeys, auth, limits, audit } = deps;
   return {
     async onRequest(req: FastifyRequest, reply: FastifyReply): Promise<void> {
       if (!req.routeOptions.config.scope) return;
       await checkAuthFailures(limits, req.ip);
       const header = req.headers.authorization;
+      // A bearer header, when present, decides alone; the session cookie is the alternative without one.
+      const cookie = header === undefined ? req.cookies[SESSION_COOKIE] : undefined;
+      if (cookie !== undefined) {
+        const session = await auth.authenticate(cookie);
+        if (!session) return authFailed(limits, req.ip, 'Session expired or signed out; sign in again');
+        req.principal = { orgId: session.orgId, scopes: session.scopes, actor: { type: 'user', id: session.userId }, keyId: null, csrfToken: session.csrfToken };
+        await spend(limits.api, session.orgId, reply);
+        return;
+      }
       const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
       if (!match) return authFailed(limits, req.ip, 'Missing or malformed Authorization header; expected "Bearer <API key>"');
       const principal = await apiKeys.authenticate(match[1] as string);
@@ -77,12 +109,14 @@ export function restAuth(deps: { apiKeys: ApiKeysService; limits: Limits; audit:
     },
     async preParsing(req: FastifyRequest): Promise<void> {
       const scope = req.routeOptions.config.scope;
-      if (!scope || !req.principal) return;
-      if (!req.principal.scopes.has(scope)) throw new AppError('FORBIDDEN', `This API key lacks the required scope: ${scope}`);
+      const p = req.principal;
+      if (!scope || !p) return;
+      if (p.csrfToken !== null) checkCsrf(req, p.csrfToken);
+      if (!p.scopes.has(scope)) throw new AppError('FORBIDDEN', `${p.keyId ? 'This API key' : 'Your role'} lacks the required scope: ${scope}`);
     },
     async onResponse(req: FastifyRequest, reply: FastifyReply): Promise<void> {
       const p = req.principal;
-      if (!p) return;
+      if (!p?.keyId) return;
       audit.recordKeyUse({
         orgId: p.orgId,
         keyId: p.keyId,

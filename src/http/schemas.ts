@@ -19,8 +19,8 @@ export const ErrorBody = Type.Object(
 
 const errorResponses = {
   400: { ...ErrorBody, description: 'VALIDATION_ERROR or INVALID_JSON' },
-  401: { ...ErrorBody, description: 'UNAUTHORIZED: missing, malformed, unknown, expired or revoked key' },
-  403: { ...ErrorBody, description: 'FORBIDDEN: the key lacks the required scope' },
+  401: { ...ErrorBody, description: 'UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session' },
+  403: { ...ErrorBody, description: 'FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token' },
   404: { ...ErrorBody, description: 'NOT_FOUND' },
   429: { ...ErrorBody, description: 'RATE_LIMITED; see Retry-After' },
   500: { ...ErrorBody, description: 'INTERNAL_ERROR' },
@@ -72,7 +72,7 @@ export function apiSchema<S extends RouteSchema>(
     summary: opts.summary,
     tags: [opts.tag],
     description: `${opts.description ? `${opts.description}\n\n` : ''}Requires scope \`${opts.scope}\`.`,
-    security: [{ bearerAuth: [] }],
+    security: [{ bearerAuth: [] as string[] }, { cookieAuth: [] as string[] }] as Array<Record<string, string[]>>,
     'x-required-scopes': [opts.scope],
   };
 }

@@ -27,6 +27,8 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** Facts a client needs to fix the request (e.g. the organizations a sign-in may choose from). */
+  [fact: string]: string;
 }
 
 export class AppError extends Error {

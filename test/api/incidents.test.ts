@@ -55,6 +55,7 @@ for (const kind of STORE_KINDS) {
       const incidentId = await incidentIdOf(org, alertId);
       const d = await getIncident(org, incidentId);
       assert.match(d.id, /^inc_/);
+      assert.equal((await getAlert(org, alertId)).incidentNumber, 1, 'the alert detail names its incident by number');
       const { alerts, timeline, ...incident } = d;
       assert.deepEqual(incident, {
         id: incidentId, number: 1, title: 'checkout: Checkout 5xx', severity: 'high', status: 'triggered', assigneeId: null,

@@ -4,6 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import { SCOPES } from '../../src/modules/api-keys/api-keys-fns.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 
+/** Sign-in, sign-out, session and first-run setup: public, without a scope. */
+const AUTH_OPERATIONS = ['get /auth/session', 'post /auth/login', 'post /auth/logout', 'get /auth/setup', 'post /auth/setup'];
+
 type Operation = { 'x-required-scopes'?: string[]; description?: string; security?: unknown[]; responses: Record<string, unknown>; requestBody?: unknown };
 
 describe('served OpenAPI document', () => {
@@ -36,21 +39,27 @@ describe('served OpenAPI document', () => {
       'get /schedules', 'post /schedules', 'get /schedules/{id}', 'put /schedules/{id}', 'patch /schedules/{id}', 'delete /schedules/{id}',
       'get /schedules/current-oncall', 'get /schedules/{id}/shifts', 'get /schedules/{id}/calendar.ics',
       'get /incidents', 'get /incidents/{id}', 'put /incidents/{id}', 'patch /incidents/{id}',
+      ...AUTH_OPERATIONS,
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
     assert.deepEqual([...actual].sort(), [...expected].sort());
     for (const [p, ops] of Object.entries(doc.paths)) {
       for (const [m, op] of Object.entries(ops)) {
+        if (AUTH_OPERATIONS.includes(`${m} ${p}`)) {
+          assert.deepEqual(op.security, [], `${m} ${p} is public`);
+          continue;
+        }
         const scopes = op['x-required-scopes'];
         assert.ok(Array.isArray(scopes) && scopes.length === 1, `${m} ${p} lacks x-required-scopes`);
         assert.ok((SCOPES as readonly string[]).includes(scopes[0] as string), `${m} ${p}: unknown scope ${scopes[0]}`);
         assert.match(op.description ?? '', new RegExp(`Requires scope \`${scopes[0]}\``));
-        assert.deepEqual(op.security, [{ bearerAuth: [] }]);
+        assert.deepEqual(op.security, [{ bearerAuth: [] }, { cookieAuth: [] }]);
         for (const code of ['400', '401', '403', '404', '429', '500']) assert.ok(op.responses[code], `${m} ${p} lacks ${code}`);
         if (op.requestBody) for (const code of ['413', '415']) assert.ok(op.responses[code], `${m} ${p} lacks ${code}`);
       }
     }
     assert.ok(doc.components.securitySchemes.bearerAuth);
+    assert.ok(doc.components.securitySchemes.cookieAuth);
   });
 
   it('has no entry for the ingest endpoint', () => {

@@ -4,6 +4,9 @@ import { generateKey, SCOPES } from '../../src/modules/api-keys/api-keys-fns.ts'
 import { startHarness, type Harness, type Org } from '../support/harness.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 import { eventually } from '../support/eventually.ts';
+import { addPerson, asPerson, signIn } from '../support/sessions.ts';
+
+const PASSWORD = 'correct horse battery staple';
 
 interface Op {
   method: string;
@@ -114,6 +117,29 @@ for (const kind of STORE_KINDS) {
         assert.equal(r.status, 403, `${op.method} ${op.template}: ${r.raw}`);
         assert.equal(r.body.code, 'FORBIDDEN');
         assert.match(r.body.error, new RegExp(op.scope));
+      }
+    });
+
+    it('with the session cookie: 401 once signed out, 403 for a change without the CSRF token, 403 outside the role, on every route', async () => {
+      await addPerson(h, h.org.id, 'member@acme.test', PASSWORD, 'member');
+      await addPerson(h, h.org.id, 'leaver@acme.test', PASSWORD, 'admin');
+      const member = await signIn(h, 'member@acme.test', PASSWORD);
+      const leaver = await signIn(h, 'leaver@acme.test', PASSWORD);
+      assert.equal((await asPerson(h, leaver, 'POST', '/api/v1/auth/logout')).status, 204);
+      const memberScopes = new Set((await asPerson(h, member, 'GET', '/api/v1/auth/session')).body.data.scopes as string[]);
+      for (const op of ops) {
+        const body = validBody(op);
+        const out = await asPerson(h, leaver, op.method, url(op, 'anything'), { body });
+        assert.equal(out.status, 401, `${op.method} ${op.template} signed out: ${out.raw}`);
+        if (!memberScopes.has(op.scope)) {
+          const r = await asPerson(h, member, op.method, url(op, 'anything'), { body });
+          assert.equal(r.status, 403, `${op.method} ${op.template} as a member: ${r.raw}`);
+          assert.match(r.body.error, new RegExp(op.scope));
+        } else if (op.method !== 'GET') {
+          const r = await asPerson(h, member, op.method, url(op, 'anything'), { body, csrf: null });
+          assert.equal(r.status, 403, `${op.method} ${op.template} without CSRF token: ${r.raw}`);
+          assert.match(r.body.error, /CSRF/);
+        }
       }
     });
 

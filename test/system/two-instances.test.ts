@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createIntegration, createOrg, sleep, startServer, stopAll, type CreatedOrg, type ServerProcess } from '../support/process.ts';
+import { createIntegration, createOrg, runCli, sleep, startServer, stopAll, type CreatedOrg, type ServerProcess } from '../support/process.ts';
 import { createTestStore, REDIS_URL, type StoreKind, type TestStore } from '../support/stores.ts';
 
 /**
@@ -90,6 +90,20 @@ async function revocationIsSeenByTheOther(p: Pair): Promise<void> {
   assert.equal((await p.b.request('GET', '/api/v1/alerts', { key: p.org.apiKey })).status, 200, 'other keys are unaffected');
 }
 
+async function signOutIsSeenByTheOther(p: Pair): Promise<void> {
+  const password = 'correct horse battery staple';
+  const added = await runCli(['user', 'add', '--org', p.org.org.id, '--email', 'ada@acme.test', '--name', 'Ada', '--role', 'admin', '--password', password, '--json'], { DATABASE_URL: p.store.url });
+  assert.equal(added.code, 0, added.stderr);
+  const login = await p.a.request('POST', '/api/v1/auth/login', { body: { email: 'ada@acme.test', password } });
+  assert.equal(login.status, 200, login.raw);
+  const cookie = (login.headers.get('set-cookie') as string).split(';')[0] as string;
+  const headers = { cookie, 'x-csrf-token': login.body.data.csrfToken as string };
+  assert.equal((await p.b.request('GET', '/api/v1/alerts', { headers })).status, 200, 'the session works on the other instance');
+  assert.equal((await p.a.request('POST', '/api/v1/auth/logout', { headers })).status, 204);
+  const next = await p.b.request('GET', '/api/v1/alerts', { headers });
+  assert.equal(next.status, 401, 'the very next request on the other instance is refused');
+}
+
 describe('two instances on one PostgreSQL database', () => {
   const p = usePair('postgres');
 
@@ -99,6 +113,10 @@ describe('two instances on one PostgreSQL database', () => {
 
   it('a key revoked through one instance is refused by the other on the very next request', async () => {
     await revocationIsSeenByTheOther(p);
+  });
+
+  it('a dashboard session signed out through one instance is refused by the other on the very next request', async () => {
+    await signOutIsSeenByTheOther(p);
   });
 });
 
@@ -144,5 +162,9 @@ describe('two instances on one SQLite file', () => {
 
   it('a key revoked through one process is refused by the other on the very next request', async () => {
     await revocationIsSeenByTheOther(p);
+  });
+
+  it('a dashboard session signed out through one process is refused by the other on the very next request', async () => {
+    await signOutIsSeenByTheOther(p);
   });
 });

@@ -72,6 +72,8 @@ export function alertsRepo(store: Store) {
       if (f.status?.length) q = q.where('status', 'in', f.status);
       return Number((await q.executeTakeFirstOrThrow()).n);
     },
+    incidentNumber: async (db: Kysely<DB>, orgId: string, incidentId: string): Promise<number | null> =>
+      (await db.selectFrom('incidents').select('number').where('org_id', '=', orgId).where('id', '=', incidentId).executeTakeFirst())?.number ?? null,
     get: (db: Kysely<DB>, orgId: string, id: string) =>
       db.selectFrom('alerts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
 

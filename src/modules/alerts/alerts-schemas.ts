@@ -31,7 +31,11 @@ const alertFields = {
 export const Alert = Type.Object(alertFields, { additionalProperties: false });
 export type Alert = Static<typeof Alert>;
 export const AlertDetail = Type.Object(
-  { ...alertFields, payload: Type.Unknown({ description: 'The last raw payload received for this alert, as sent.' }) },
+  {
+    ...alertFields,
+    payload: Type.Unknown({ description: 'The last raw payload received for this alert, as sent.' }),
+    incidentNumber: Nullable(Type.Integer({ description: 'The number of `incidentId` (per organization, from 1), to show beside its id.' })),
+  },
   { additionalProperties: false },
 );
 export type AlertDetail = Static<typeof AlertDetail>;

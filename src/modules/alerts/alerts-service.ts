@@ -46,7 +46,11 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; clock: Clo
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   });
-  const toDetail = (r: AlertRow): AlertDetail => ({ ...toAlert(r), payload: store.readJson(r.payload) });
+  const toDetail = async (r: AlertRow): Promise<AlertDetail> => ({
+    ...toAlert(r),
+    payload: store.readJson(r.payload),
+    incidentNumber: r.incident_id === null ? null : await repo.incidentNumber(store.db, r.org_id, r.incident_id),
+  });
 
   function filterOf(q: AlertListQuery): AlertFilter {
     const labels = (q.label ?? []).map((l): [string, string] => {

@@ -13,11 +13,15 @@ import { generateKey, hashKey, isWellFormedKey, sameHash, visiblePrefix, type Ke
 import type { ApiKeyRow, ApiKeysRepo } from './api-keys-repo.ts';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from './api-keys-schemas.ts';
 
-/** The authenticated caller of a REST request. */
+/** The authenticated caller of a REST request: an API key, or a person signed in to the dashboard. */
 export interface Principal {
   orgId: string;
-  keyId: string;
   scopes: ReadonlySet<string>;
+  actor: Actor;
+  /** The key, when authenticated by one (its use is audited). */
+  keyId: string | null;
+  /** The session's CSRF token, when authenticated by the session cookie. */
+  csrfToken: string | null;
 }
 
 const toApiKey = (r: ApiKeyRow): ApiKey => ({
@@ -45,7 +49,7 @@ export function apiKeysService(deps: { store: Store; repo: ApiKeysRepo; audit: A
       if (!row || !sameHash(row.key_hash, hash)) return null;
       if (row.revoked_at !== null) return null;
       if (row.expires_at !== null && row.expires_at <= clock.now()) return null;
-      return { orgId: row.org_id, keyId: row.id, scopes: new Set(JSON.parse(row.scopes) as string[]) };
+      return { orgId: row.org_id, keyId: row.id, actor: { type: 'api_key', id: row.id }, csrfToken: null, scopes: new Set(JSON.parse(row.scopes) as string[]) };
     },
 
     /** `callerScopes` null means a trusted caller (the CLI), which may grant any scope. */

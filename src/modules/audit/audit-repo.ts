@@ -4,6 +4,14 @@ import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
 
 export type AuditRow = DB['audit_events'];
+
+export interface AuditFilter {
+  action?: string | undefined;
+  actorType?: string | undefined;
+  actorId?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+}
 /**
  * Rows per INSERT: a batch is written in chunks of these sizes only, so the store sees at most three
  * distinct statements (each prepared once and cached) instead of one per batch length.
@@ -11,9 +19,13 @@ export type AuditRow = DB['audit_events'];
 const CHUNKS = [100, 10, 1];
 
 export function auditRepo() {
-  const scoped = (db: Kysely<DB>, orgId: string, action: string | undefined) => {
+  const scoped = (db: Kysely<DB>, orgId: string, f: AuditFilter) => {
     let q = db.selectFrom('audit_events').where('org_id', '=', orgId);
-    if (action) q = q.where('action', '=', action);
+    if (f.action) q = q.where('action', '=', f.action);
+    if (f.actorType) q = q.where('actor_type', '=', f.actorType);
+    if (f.actorId) q = q.where('actor_id', '=', f.actorId);
+    if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
+    if (f.to !== undefined) q = q.where('created_at', '<', f.to);
     return q;
   };
   return {
@@ -32,9 +44,9 @@ export function auditRepo() {
           .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)])).execute();
       }
     },
-    page: (db: Kysely<DB>, orgId: string, action: string | undefined, limit: number, after: Keyset | null) =>
-      keysetPage(scoped(db, orgId, action).selectAll(), limit, after).execute(),
-    count: (db: Kysely<DB>, orgId: string, action: string | undefined) => countRows(scoped(db, orgId, action)),
+    page: (db: Kysely<DB>, orgId: string, f: AuditFilter, limit: number, after: Keyset | null) =>
+      keysetPage(scoped(db, orgId, f).selectAll(), limit, after).execute(),
+    count: (db: Kysely<DB>, orgId: string, f: AuditFilter) => countRows(scoped(db, orgId, f)),
   };
 }
 export type AuditRepo = ReturnType<typeof auditRepo>;

@@ -8,8 +8,8 @@ export function auditRoutes(app: Api, audit: AuditService): void {
   app.get('/audit-log', {
     config: { scope: 'audit:read' },
     schema: apiSchema(
-      { scope: 'audit:read', tag: 'audit', summary: 'List audit events', description: 'Newest first. `api_key.used` events are written in batches, about a second after the request.' },
+      { scope: 'audit:read', tag: 'audit', summary: 'List audit events', description: 'Newest first. Filters (action, actor, time range `from`–`to`) combine with AND. `api_key.used` events are written in batches, about a second after the request.' },
       { querystring: AuditQuery, response: { 200: AuditList } },
     ),
-  }, (req) => audit.list(principalOf(req).orgId, { action: req.query.action, limit: req.query.limit ?? 25, cursor: req.query.cursor }));
+  }, (req) => audit.list(principalOf(req).orgId, req.query));
 }

@@ -9,8 +9,8 @@ import { newId } from '../../lib/ids.ts';
 import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
-import type { AuditRepo, AuditRow } from './audit-repo.ts';
-import type { AuditEvent } from './audit-schemas.ts';
+import type { AuditFilter, AuditRepo, AuditRow } from './audit-repo.ts';
+import type { AuditEvent, AuditQuery } from './audit-schemas.ts';
 
 export interface AuditInput {
   orgId: string;
@@ -114,9 +114,18 @@ export function auditService(deps: { store: Store; repo: AuditRepo; clock: Clock
 
     flush,
 
-    list(orgId: string, query: { action?: string | undefined; limit: number; cursor?: string | undefined }): Promise<Page<AuditEvent>> {
-      return paginate(cursors, `${orgId}:audit:${query.action ?? ''}`, query,
-        (after) => repo.page(store.db, orgId, query.action, query.limit, after), () => repo.count(store.db, orgId, query.action), toEvent);
+    list(orgId: string, query: AuditQuery): Promise<Page<AuditEvent>> {
+      const filter: AuditFilter = {
+        action: query.action,
+        actorType: query.actorType,
+        actorId: query.actorId,
+        from: query.from === undefined ? undefined : Date.parse(query.from),
+        to: query.to === undefined ? undefined : Date.parse(query.to),
+      };
+      const page = { limit: query.limit ?? 25, cursor: query.cursor };
+      // Filters are part of the cursor's scope: a cursor only continues the list it came from.
+      return paginate(cursors, `${orgId}:audit:${JSON.stringify(filter)}`, page,
+        (after) => repo.page(store.db, orgId, filter, page.limit, after), () => repo.count(store.db, orgId, filter), toEvent);
     },
 
     /** Stops the timer and writes what is still buffered; called on graceful shutdown. */

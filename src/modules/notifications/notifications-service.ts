@@ -109,7 +109,7 @@ export function notificationsService(deps: NotificationsDeps) {
   async function context(row: NotificationRow): Promise<MessageContext & { trigger: string | null }> {
     let alert;
     try {
-      const { payload: _payload, ...rest } = await alerts.get(row.org_id, row.alert_id);
+      const { payload: _payload, incidentNumber: _number, ...rest } = await alerts.get(row.org_id, row.alert_id);
       alert = rest;
     } catch (err) {
       if (err instanceof AppError && err.code === 'NOT_FOUND') throw new PermanentFailure('The alert no longer exists');

@@ -1,0 +1,74 @@
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { checkCsrf, checkOrigin } from '../../http/auth.ts';
+import type { Api } from '../../http/types.ts';
+import { AppError } from '../../lib/errors.ts';
+import { SESSION_COOKIE } from './auth-fns.ts';
+import { authErrors, LoginBody, OrgChoiceConflict, SessionResponse, SetupBody, SetupStatus } from './auth-schemas.ts';
+import type { AuthService, SignedIn } from './auth-service.ts';
+
+const COOKIE_DOC = 'Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in.';
+
+/** Public operations: documented without a scope and without security; they never take an API key. */
+const doc = (summary: string, description: string) => ({ summary, description, tags: ['auth'], security: [] });
+
+export function authRoutes(app: Api, deps: { auth: AuthService; baseUrl: string; sessionHours: number }): void {
+  const { auth, baseUrl, sessionHours } = deps;
+  const cookie = { httpOnly: true, sameSite: 'lax', path: '/', secure: new URL(baseUrl).protocol === 'https:' } as const;
+  const signedIn = (reply: FastifyReply, s: SignedIn, status: number) =>
+    reply.setCookie(SESSION_COOKIE, s.sessionId, { ...cookie, maxAge: sessionHours * 3600 }).code(status).send({ data: s.view });
+
+  app.get('/auth/session', {
+    schema: {
+      ...doc('The signed-in session', 'The person, organization, scopes and CSRF token of the `af_session` cookie; 401 without a valid session (expired, signed out, user removed).'),
+      response: { 200: SessionResponse, 401: authErrors[401], 500: authErrors[500] },
+    },
+  }, async (req) => {
+    const session = await auth.authenticate(req.cookies[SESSION_COOKIE]);
+    if (!session) throw new AppError('UNAUTHORIZED', 'Not signed in');
+    return { data: session.view };
+  });
+
+  app.post('/auth/login', {
+    schema: {
+      ...doc('Sign in with email and password', `${COOKIE_DOC} Wrong email or password is 401 either way. When the credentials match people in several organizations and no \`organizationId\` is sent: 409 listing them in \`details\`. Failed sign-ins are limited per address and per account (429 + Retry-After). A request whose \`Origin\` is not this server is 403.`),
+      body: LoginBody,
+      response: { 200: SessionResponse, ...authErrors, 409: OrgChoiceConflict },
+    },
+  }, async (req, reply) => {
+    checkOrigin(req, baseUrl);
+    return signedIn(reply, await auth.signIn(req.body, req.ip), 200);
+  });
+
+  app.post('/auth/logout', {
+    schema: {
+      ...doc('Sign out', 'Deletes the session (every instance refuses it at once) and clears the cookie. Needs `X-CSRF-Token` while the session is valid; without a valid session it only clears the cookie.'),
+      response: { 204: Type.Null({ description: 'Signed out' }), 403: authErrors[403], 500: authErrors[500] },
+    },
+  }, async (req, reply) => {
+    const session = await auth.authenticate(req.cookies[SESSION_COOKIE]);
+    if (session) {
+      checkCsrf(req, session.csrfToken);
+      await auth.signOut(session, req.ip);
+    }
+    return reply.clearCookie(SESSION_COOKIE, cookie).code(204).send(null);
+  });
+
+  app.get('/auth/setup', {
+    schema: {
+      ...doc('Whether first-run setup is needed', 'True while the store has no organization: the server then logs a one-time setup link at start.'),
+      response: { 200: SetupStatus, 500: authErrors[500] },
+    },
+  }, async () => ({ data: { needed: await auth.setupNeeded() } }));
+
+  app.post('/auth/setup', {
+    schema: {
+      ...doc('Create the first organization and its owner', `With the token of the setup link logged at start, while no organization exists: creates the organization and its owner (role owner) and signs in. ${COOKIE_DOC} The link works once; afterwards (or with a wrong token) 404.`),
+      body: SetupBody,
+      response: { 201: SessionResponse, ...authErrors, 404: { ...authErrors[401], description: 'NOT_FOUND: wrong or used token, or an organization exists' } },
+    },
+  }, async (req, reply) => {
+    checkOrigin(req, baseUrl);
+    return signedIn(reply, await auth.setup(req.body, req.ip), 201);
+  });
+}

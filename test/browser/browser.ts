@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import axe from 'axe-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ROOT } from '../support/process.ts';
+
+/**
+ * Shared pieces of the browser tests: Debian's Chromium (never a downloaded browser), the built dashboard,
+ * an accessibility scan and screenshots under test-results/.
+ */
+
+export const CHROMIUM = '/usr/bin/chromium';
+const REQUIRED = process.env.ALERTFLOW_REQUIRE_BROWSER === '1';
+
+/** Why the browser tests cannot run here, or null; with ALERTFLOW_REQUIRE_BROWSER=1 a missing browser is a failure. */
+export function browserSkipReason(): string | null {
+  if (existsSync(CHROMIUM)) return null;
+  if (REQUIRED) throw new Error(`ALERTFLOW_REQUIRE_BROWSER=1 but ${CHROMIUM} is missing (apt-get install chromium)`);
+  return `${CHROMIUM} is missing: install Debian's chromium package to run the browser tests`;
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--disable-quic', '--no-first-run'],
+  });
+}
+
+/** The server serves web/dist: build it once if this checkout has no build yet (the prepare script normally did). */
+export function ensureDashboardBuilt(): void {
+  if (existsSync(path.join(ROOT, 'web/dist/index.html'))) return;
+  const web = path.join(ROOT, 'web');
+  if (!existsSync(path.join(web, 'node_modules'))) {
+    const ci = spawnSync('npm', ['ci', '--prefix', web], { stdio: 'inherit' });
+    assert.equal(ci.status, 0, 'npm ci in web/ failed');
+  }
+  const r = spawnSync('npm', ['run', 'build', '--prefix', web], { stdio: 'inherit' });
+  assert.equal(r.status, 0, 'building the dashboard failed');
+}
+
+/** A port free right now: the server needs it before starting, since BASE_URL (the origin it accepts) names it. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const RESULTS = path.join(ROOT, 'test-results');
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(RESULTS, { recursive: true });
+  await page.screenshot({ path: path.join(RESULTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core on the current page: any serious or critical violation fails the test, naming the rule and the elements. */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axe.source);
+  const violations = await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')))`) as string[];
+  assert.deepEqual(violations, [], `accessibility violations on ${what}`);
+}
+
+/** Collects what the page logs as errors (a CSP violation, an exception), to assert none happened. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return errors;
+}
+
+/** The `Cookie` header of the context's session, to call the API as the signed-in browser would. */
+export async function sessionCookie(context: BrowserContext): Promise<string> {
+  const c = (await context.cookies()).find((x) => x.name === 'af_session');
+  assert.ok(c, 'no af_session cookie in the browser');
+  return `af_session=${c.value}`;
+}

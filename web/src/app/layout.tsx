@@ -1,0 +1,62 @@
+import { useMutation } from '@tanstack/react-query';
+import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { ErrorDisplay } from '../components/error-display';
+import { Loading } from '../components/page';
+import { logout } from '../features/auth/auth-api';
+import { SessionProvider, useReplaceSession, useSessionQuery } from '../features/auth/session';
+import type { SessionView } from '../features/auth/auth-api';
+
+const NAV = [
+  { to: '/alerts', label: 'Alerts' },
+  { to: '/integrations', label: 'Integrations' },
+  { to: '/settings/api-keys', label: 'API keys' },
+  { to: '/audit-log', label: 'Audit log' },
+];
+
+function Nav({ session }: { session: SessionView }) {
+  const replace = useReplaceSession();
+  const navigate = useNavigate();
+  const out = useMutation({
+    mutationFn: logout,
+    onSuccess: () => {
+      replace(null);
+      navigate('/sign-in', { replace: true });
+    },
+  });
+  return (
+    <header className="topbar">
+      <a className="skip" href="#main">Skip to content</a>
+      <span className="brand">AlertFlow</span>
+      <nav aria-label="Main">
+        <ul>
+          {NAV.map((n) => <li key={n.to}><NavLink to={n.to}>{n.label}</NavLink></li>)}
+        </ul>
+      </nav>
+      <div className="who">
+        <span>{session.user.email} · {session.organization.name}</span>
+        <button type="button" className="secondary" onClick={() => out.mutate()} disabled={out.isPending}>Sign out</button>
+      </div>
+      {out.error && <ErrorDisplay error={out.error} />}
+    </header>
+  );
+}
+
+/** The signed-in shell: persistent navigation, and a redirect to sign-in (keeping the address) without a session. */
+export function Layout() {
+  const session = useSessionQuery();
+  const location = useLocation();
+  if (session.isPending) return <main className="content"><Loading /></main>;
+  if (session.error) return <main className="content"><ErrorDisplay error={session.error} /></main>;
+  if (!session.data) {
+    const next = `${location.pathname}${location.search}`;
+    return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
+  }
+  return (
+    <SessionProvider session={session.data}>
+      <Nav session={session.data} />
+      <main id="main" className="content" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </SessionProvider>
+  );
+}

@@ -1,0 +1,36 @@
+import { createBrowserRouter, Navigate } from 'react-router';
+import { alertQueryOf, alertsQuery } from '../features/alerts/alerts-api';
+import { Layout } from './layout';
+import { queryClient } from './query-client';
+import { RouteError } from './route-error';
+
+// Each page is its own chunk: the first load carries only the shell and the page opened.
+const page = (load: () => Promise<{ default: React.ComponentType }>) => async () => ({ Component: (await load()).default });
+
+export const router = createBrowserRouter([
+  { path: '/sign-in', lazy: page(() => import('../features/auth/sign-in-page')) },
+  { path: '/setup', lazy: page(() => import('../features/auth/setup-page')) },
+  {
+    element: <Layout />,
+    errorElement: <RouteError />,
+    children: [
+      { index: true, element: <Navigate to="/alerts" replace /> },
+      {
+        path: 'alerts',
+        // The first page of alerts is fetched while the page's code loads, not after it renders.
+        loader: ({ request }) => {
+          void queryClient.prefetchQuery(alertsQuery(alertQueryOf(new URL(request.url).searchParams)));
+          return null;
+        },
+        lazy: page(() => import('../features/alerts/alerts-page')),
+      },
+      { path: 'alerts/:id', lazy: page(() => import('../features/alerts/alert-detail-page')) },
+      { path: 'integrations', lazy: page(() => import('../features/integrations/integrations-page')) },
+      { path: 'integrations/:id', lazy: page(() => import('../features/integrations/integration-page')) },
+      { path: 'integrations/:id/mapping', lazy: page(() => import('../features/integrations/mapping-page')) },
+      { path: 'settings/api-keys', lazy: page(() => import('../features/api-keys/api-keys-page')) },
+      { path: 'audit-log', lazy: page(() => import('../features/audit/audit-page')) },
+      { path: '*', lazy: page(() => import('./not-found-page')) },
+    ],
+  },
+]);

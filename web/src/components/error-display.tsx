@@ -1,0 +1,27 @@
+import { ApiError } from '../api/client';
+
+function describe(error: unknown): string {
+  if (!(error instanceof ApiError)) return 'Something went wrong. Check your connection and try again.';
+  if (error.status === 429 && error.retryAfter) return `${error.message}. Try again in ${error.retryAfter} s.`;
+  if (error.status === 403) return `You are not allowed to do this: ${error.message}`;
+  return error.message;
+}
+
+/**
+ * An API error in words. Details naming a field already show beside that field; the ones that name none
+ * (or a field the form does not have) are listed here, so no reason is ever hidden.
+ */
+export function ErrorDisplay({ error, fields = [] }: { error: unknown; fields?: string[] }) {
+  if (!error) return null;
+  const rest = error instanceof ApiError
+    ? error.details.filter((d) => !fields.some((f) => d.path === `/${f}` || d.path.startsWith(`/${f}/`)))
+    : [];
+  return (
+    <div className="error-box" role="alert">
+      <p>{describe(error)}</p>
+      {rest.length > 0 && (
+        <ul>{rest.map((d) => <li key={`${d.path}${d.message}`}><code>{d.path || '(body)'}</code> {d.message}</li>)}</ul>
+      )}
+    </div>
+  );
+}

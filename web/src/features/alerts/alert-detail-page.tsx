@@ -1,0 +1,141 @@
+import { Link, useParams } from 'react-router';
+import { ApiError } from '../../api/client';
+import type { Alert } from '../../api/types';
+import { SeverityBadge, StatusBadge } from '../../components/badges';
+import { EmptyState } from '../../components/empty-state';
+import { ErrorDisplay } from '../../components/error-display';
+import { formatTime, safeHref } from '../../components/format';
+import { useActorText } from '../../api/actors';
+import { Loading, Page } from '../../components/page';
+import { useCan } from '../auth/session';
+import { useAlert, useAlertNotifications, useBulkAction, useIncident } from './alerts-api';
+import { CodeBlock } from '../../components/code-block';
+
+/** Key/value pairs a sender wrote, as text; a value becomes a link only when it is an http(s) URL. */
+function Pairs({ values, links = false }: { values: Record<string, string>; links?: boolean }) {
+  const entries = Object.entries(values);
+  if (entries.length === 0) return <p className="muted">None</p>;
+  return (
+    <dl className="pairs">
+      {entries.map(([k, v]) => {
+        const href = links ? safeHref(v) : null;
+        return (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{href ? <a href={href} target="_blank" rel="noopener noreferrer nofollow">{v}</a> : v}</dd>
+          </div>
+        );
+      })}
+    </dl>
+  );
+}
+
+
+function rawText(payload: unknown): string {
+  if (payload === undefined || payload === null) return '';
+  return typeof payload === 'string' ? payload : JSON.stringify(payload, null, 2);
+}
+
+function Incident({ id }: { id: string }) {
+  const incident = useIncident(id);
+  if (incident.isPending) return <p className="muted">Loading…</p>;
+  if (incident.error) return <p>Incident {id}</p>;
+  const i = incident.data.data;
+  return <p>#{i.number} {i.title} · <StatusBadge value={i.status} /> · {i.alertCount} alerts · opened {formatTime(i.createdAt)}</p>;
+}
+
+function Notifications({ id }: { id: string }) {
+  const list = useAlertNotifications(id);
+  if (list.isPending) return <Loading rows={2} />;
+  if (list.error) return <ErrorDisplay error={list.error} />;
+  if (list.data.data.length === 0) return <p className="muted">No notification was sent for this alert. Workflows send them.</p>;
+  return (
+    <div className="table-wrap">
+      <table>
+        <thead><tr><th scope="col">Channel</th><th scope="col">Target</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Sent</th></tr></thead>
+        <tbody>
+          {list.data.data.map((n) => (
+            <tr key={n.id}>
+              <td>{n.channel}</td><td className="break">{n.target}</td>
+              <td>{n.status}{n.lastError ? ` (${n.lastError})` : ''}</td><td className="num">{n.attempts}</td><td>{formatTime(n.sentAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Detail({ alert }: { alert: Alert }) {
+  const canWrite = useCan('alerts:write');
+  const action = useBulkAction();
+  const open = alert.status !== 'resolved';
+  const actorText = useActorText();
+  const byWhom = (at: string | null, by: Alert['acknowledgedBy'], never: string) => (at ? `${formatTime(at)} by ${actorText(by)}` : never);
+  return (
+    <Page
+      title={alert.title}
+      actions={canWrite && open ? (
+        <>
+          {alert.status !== 'acknowledged' && (
+            <button type="button" disabled={action.isPending} onClick={() => action.mutate({ action: 'acknowledge', ids: [alert.id] })}>Acknowledge</button>
+          )}
+          <button type="button" disabled={action.isPending} onClick={() => action.mutate({ action: 'resolve', ids: [alert.id] })}>Resolve</button>
+        </>
+      ) : undefined}
+    >
+      <ErrorDisplay error={action.error} />
+      <p className="meta-line"><SeverityBadge value={alert.severity} /> <StatusBadge value={alert.status} /> <span>{alert.source ?? 'no source'}</span></p>
+      <div className="grid-2">
+        <section className="panel">
+          <h2>Description</h2>
+          {alert.description ? <p className="prewrap">{alert.description}</p> : <p className="muted">No description</p>}
+          <h2>Labels</h2>
+          <Pairs values={alert.labels} />
+          <h2>Annotations</h2>
+          <Pairs values={alert.annotations} links />
+        </section>
+        <section className="panel">
+          <h2>Timeline</h2>
+          <dl className="pairs">
+            <div><dt>Created</dt><dd>{formatTime(alert.createdAt)}</dd></div>
+            <div><dt>Last seen</dt><dd>{formatTime(alert.lastSeenAt)}</dd></div>
+            <div><dt>Occurrences</dt><dd>{alert.occurrences}</dd></div>
+            <div><dt>Acknowledged</dt><dd>{byWhom(alert.acknowledgedAt, alert.acknowledgedBy, 'Not acknowledged')}</dd></div>
+            <div><dt>Resolved</dt><dd>{byWhom(alert.resolvedAt, alert.resolvedBy, 'Not resolved')}</dd></div>
+            <div><dt>Fingerprint</dt><dd className="break">{alert.fingerprint}</dd></div>
+            <div><dt>Integration</dt><dd>{alert.integrationId ? <Link to={`/integrations/${alert.integrationId}`}>{alert.integrationId}</Link> : '—'}</dd></div>
+          </dl>
+          <h2>Incident</h2>
+          {alert.incidentId ? <Incident id={alert.incidentId} /> : <p className="muted">Not part of an incident.</p>}
+        </section>
+      </div>
+      <section className="panel">
+        <h2>Notifications</h2>
+        <Notifications id={alert.id} />
+      </section>
+      <section className="panel">
+        <h2>Last raw payload</h2>
+        {alert.payload === undefined || alert.payload === null
+          ? <p className="muted">Not kept for this alert.</p>
+          : <CodeBlock label="Last raw payload" text={rawText(alert.payload)} />}
+      </section>
+    </Page>
+  );
+}
+
+export default function AlertDetailPage() {
+  const { id = '' } = useParams();
+  const alert = useAlert(id);
+  if (alert.isPending) return <Page title="Alert"><Loading rows={8} /></Page>;
+  if (alert.error) {
+    return (
+      <Page title="Alert">
+        {alert.error instanceof ApiError && alert.error.status === 404
+          ? <EmptyState title="This alert does not exist"><p>It may belong to another organization. Go back to <Link to="/alerts">the alerts</Link>.</p></EmptyState>
+          : <ErrorDisplay error={alert.error} />}
+      </Page>
+    );
+  }
+  return <Detail alert={alert.data.data} />;
+}

@@ -1,0 +1,110 @@
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ApiError } from '../../api/client';
+import type { Integration } from '../../api/types';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { CopyButton } from '../../components/copy-button';
+import { EmptyState } from '../../components/empty-state';
+import { ErrorDisplay } from '../../components/error-display';
+import { formatTime } from '../../components/format';
+import { Loading, Page } from '../../components/page';
+import { useCan } from '../auth/session';
+import { useDeleteIntegration, useIntegration, useRejections, useRotateToken, useUpdateIntegration } from './integrations-api';
+import { CodeBlock } from '../../components/code-block';
+
+function curlExample(url: string): string {
+  return `curl -X POST -H 'Content-Type: application/json' \\\n  -d '{"title":"Disk almost full","severity":"high","source":"db1"}' \\\n  '${url}'`;
+}
+
+function Rejections({ id }: { id: string }) {
+  const list = useRejections(id);
+  if (list.isPending) return <Loading rows={2} />;
+  if (list.error) return <ErrorDisplay error={list.error} />;
+  if (list.data.data.length === 0) return <p className="muted">No payload was refused recently.</p>;
+  return (
+    <ul className="rejections">
+      {list.data.data.map((r) => (
+        <li key={r.id}>
+          <p><strong>{r.status} {r.code}</strong> · {formatTime(r.createdAt)}: {r.error}</p>
+          {r.details && r.details.length > 0 && (
+            <ul>{r.details.map((d) => <li key={`${d.path}${d.message}`}><code>{d.path}</code> {d.message}</li>)}</ul>
+          )}
+          {r.payload && <details><summary>Payload</summary><CodeBlock label="Rejected payload" text={r.payload} /></details>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+type Confirm = 'rotate' | 'delete' | null;
+
+function Detail({ integration: i }: { integration: Integration }) {
+  const canWrite = useCan('integrations:write');
+  const update = useUpdateIntegration(i.id);
+  const rotate = useRotateToken(i.id);
+  const remove = useDeleteIntegration(i.id);
+  const navigate = useNavigate();
+  const [confirm, setConfirm] = useState<Confirm>(null);
+  return (
+    <Page
+      title={i.name}
+      actions={canWrite ? (
+        <>
+          <Link className="button secondary" to={`/integrations/${i.id}/mapping`}>Edit field mappings</Link>
+          <button type="button" className="secondary" disabled={update.isPending} onClick={() => update.mutate({ enabled: !i.enabled })}>
+            {i.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <button type="button" className="secondary" onClick={() => setConfirm('rotate')}>Rotate token</button>
+          <button type="button" className="danger" onClick={() => setConfirm('delete')}>Delete</button>
+        </>
+      ) : undefined}
+    >
+      <ErrorDisplay error={update.error ?? rotate.error ?? remove.error} />
+      <dl className="pairs panel">
+        <div><dt>Status</dt><dd>{i.enabled ? 'Enabled: alerts are accepted' : 'Disabled: posts are refused'}</dd></div>
+        <div><dt>Preset</dt><dd>{i.preset}{i.mapping ? ' (with a custom mapping)' : ''}</dd></div>
+        <div><dt>Last alert</dt><dd>{formatTime(i.lastAlertAt)}</dd></div>
+        <div><dt>Accepted / rejected</dt><dd>{i.acceptedCount} / {i.rejectedCount}</dd></div>
+      </dl>
+      <section className="panel">
+        <h2>Ingest URL</h2>
+        <p>Your monitoring tool posts alerts here. The URL is the credential: keep it secret.</p>
+        <div className="copy-row">
+          <code className="break" data-testid="ingest-url">{i.ingestUrl}</code>
+          <CopyButton text={i.ingestUrl} label="Copy URL" />
+        </div>
+        <h3>Try it</h3>
+        <CodeBlock label="curl example" text={curlExample(i.ingestUrl)} />
+        <CopyButton text={curlExample(i.ingestUrl)} label="Copy curl example" />
+      </section>
+      <section className="panel">
+        <h2>Recent rejections</h2>
+        <Rejections id={i.id} />
+      </section>
+      <ConfirmDialog open={confirm === 'rotate'} title="Rotate the ingest token?" confirmLabel="Rotate token" danger busy={rotate.isPending}
+        onCancel={() => setConfirm(null)} onConfirm={() => rotate.mutate(undefined, { onSettled: () => setConfirm(null) })}>
+        <p>The current ingest URL stops working at once. Every tool that posts to it must be given the new URL.</p>
+      </ConfirmDialog>
+      <ConfirmDialog open={confirm === 'delete'} title={`Delete ${i.name}?`} confirmLabel="Delete integration" danger busy={remove.isPending}
+        onCancel={() => setConfirm(null)} onConfirm={() => remove.mutate(undefined, { onSuccess: () => navigate('/integrations'), onSettled: () => setConfirm(null) })}>
+        <p>Its ingest URL stops working. Alerts it already delivered are kept.</p>
+      </ConfirmDialog>
+    </Page>
+  );
+}
+
+export default function IntegrationPage() {
+  const { id = '' } = useParams();
+  const q = useIntegration(id);
+  if (q.isPending) return <Page title="Integration"><Loading rows={6} /></Page>;
+  if (q.error) {
+    return (
+      <Page title="Integration">
+        {q.error instanceof ApiError && q.error.status === 404
+          ? <EmptyState title="This integration does not exist"><p>Go back to <Link to="/integrations">the integrations</Link>.</p></EmptyState>
+          : <ErrorDisplay error={q.error} />}
+      </Page>
+    );
+  }
+  return <Detail integration={q.data.data} />;
+}
