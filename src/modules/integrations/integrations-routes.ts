@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, principalOf } from '../../http/auth.ts';
 import { apiSchema, IdParams } from '../../http/schemas.ts';
@@ -11,6 +12,10 @@ import type { IntegrationsService } from './integrations-service.ts';
 
 const One = Type.Object({ data: Integration }, { additionalProperties: false });
 
+/** Only a caller that could rotate the token anyway sees it in full. */
+const reveals = (req: FastifyRequest): boolean => principalOf(req).scopes.has('integrations:write');
+const MASKED = 'Callers without `integrations:write` get `token` and `ingestUrl` masked: only the last 4 characters of the token are shown (`…Ab3x`).';
+
 export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsService; ingest: IngestService }): void {
   const { integrations, ingest } = deps;
   const read = { scope: 'integrations:read', tag: 'integrations' } as const;
@@ -18,8 +23,8 @@ export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsS
 
   app.get('/integrations', {
     config: { scope: read.scope },
-    schema: apiSchema({ ...read, summary: 'List integrations' }, { querystring: IntegrationListQuery, response: { 200: IntegrationList } }),
-  }, (req) => integrations.list(principalOf(req).orgId, { limit: req.query.limit ?? 25, cursor: req.query.cursor }));
+    schema: apiSchema({ ...read, summary: 'List integrations', description: MASKED }, { querystring: IntegrationListQuery, response: { 200: IntegrationList } }),
+  }, (req) => integrations.list(principalOf(req).orgId, { limit: req.query.limit ?? 25, cursor: req.query.cursor }, reveals(req)));
 
   app.post('/integrations', {
     config: { scope: write.scope },
@@ -35,8 +40,8 @@ export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsS
 
   app.get('/integrations/:id', {
     config: { scope: read.scope },
-    schema: apiSchema({ ...read, summary: 'Get an integration' }, { params: IdParams, response: { 200: One } }),
-  }, async (req) => ({ data: await integrations.get(principalOf(req).orgId, req.params.id) }));
+    schema: apiSchema({ ...read, summary: 'Get an integration', description: MASKED }, { params: IdParams, response: { 200: One } }),
+  }, async (req) => ({ data: await integrations.get(principalOf(req).orgId, req.params.id, reveals(req)) }));
 
   for (const method of ['PUT', 'PATCH'] as const) {
     app.route({
