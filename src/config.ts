@@ -24,6 +24,7 @@ export interface Config {
     readonly ingestPerMinute: number;
     readonly apiKeysPerDay: number;
     readonly authFailuresPerMinute: number;
+    readonly authFailuresPerCredentialPerMinute: number;
   };
   /** Which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
   readonly trustProxy: boolean | number | string[];
@@ -162,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
       ingestPerMinute: int(env, 'RATE_LIMIT_INGEST_PER_MINUTE', 60, 1, 10_000_000),
       apiKeysPerDay: int(env, 'RATE_LIMIT_API_KEYS_PER_DAY', 10, 1, 10_000_000),
       authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
+      authFailuresPerCredentialPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_CREDENTIAL_PER_MINUTE', 10, 1, 10_000_000),
     }),
     trustProxy: trustProxy(env),
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),

@@ -72,6 +72,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     ingest: limiter.create('ingest', rl.ingestPerMinute, 60),
     apiKeysPerDay: limiter.create('keys', rl.apiKeysPerDay, 86_400),
     authFailures: limiter.create('authfail', rl.authFailuresPerMinute, 60),
+    credentialFailures: limiter.create('authfail-cred', rl.authFailuresPerCredentialPerMinute, 60),
   };
 
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });

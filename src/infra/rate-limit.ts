@@ -18,8 +18,6 @@ export interface RateLimiter {
   consume(key: string): Promise<LimitResult>;
   /** Gives back one point, for work that was counted but did not happen. */
   refund(key: string): Promise<void>;
-  /** Current state without counting. */
-  peek(key: string): Promise<LimitResult>;
 }
 
 export interface LimiterFactory {
@@ -63,11 +61,6 @@ export function limiterFactory(clock: Clock, redis: Redis | undefined): LimiterF
         },
         async refund(key) {
           await store.reward(windowOf(key).storeKey, 1);
-        },
-        async peek(key) {
-          const w = windowOf(key);
-          const res = await store.get(w.storeKey);
-          return result(res?.consumedPoints ?? 0, w.resetSeconds);
         },
       };
     },

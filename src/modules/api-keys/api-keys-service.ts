@@ -48,6 +48,12 @@ export function apiKeysService(deps: { store: Store; repo: ApiKeysRepo; audit: A
       return { orgId: row.org_id, keyId: row.id, scopes: new Set(JSON.parse(row.scopes) as string[]) };
     },
 
+    /**
+     * What a failed key names, for the per-credential failure limit: a key of our shape is aimed at the
+     * key with its visible prefix (guesses at one key share it); anything else names nothing.
+     */
+    credentialOf: (key: string): string | null => (isWellFormedKey(key, env) ? `key:${visiblePrefix(key)}` : null),
+
     /** `callerScopes` null means a trusted caller (the CLI), which may grant any scope. */
     async create(orgId: string, actor: Actor, input: CreateApiKeyBody, callerScopes: ReadonlySet<string> | null, db: Kysely<DB> = store.db): Promise<CreatedApiKey> {
       const now = clock.now();

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { authFailed, checkAuthFailures, spend, type Limits } from '../../http/auth.ts';
+import { authFailed, spend, type Limits } from '../../http/auth.ts';
 import type { Api } from '../../http/types.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 import type { IntegrationsService } from '../integrations/integrations-service.ts';
@@ -31,13 +31,12 @@ export function ingestRoutes(app: Api, deps: { ingest: IngestService; integratio
     schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 200 }) }), response: { 200: IngestResponse } },
     // Token (401) and rate limit (429) come before the body is read: content type (415), size (413), JSON (400).
     onRequest: async (req, reply) => {
-      await checkAuthFailures(limits, req.ip);
       const { token } = req.params as { token: string };
       const integration = await integrations.byToken(token);
       if (!integration) return authFailed(limits, req.ip, 'Invalid or disabled ingest token');
       // Known from here on, so that even a refusal shows up in the integration's counters and log.
       req.integration = integration;
-      if (integration.enabled !== 1) return authFailed(limits, req.ip, 'Invalid or disabled ingest token');
+      if (integration.enabled !== 1) return authFailed(limits, req.ip, 'Invalid or disabled ingest token', `integration:${integration.id}`);
       // Counted per integration, not per token string, so rotating a token keeps the same budget.
       await spend(limits.ingest, integration.id, reply);
     },
