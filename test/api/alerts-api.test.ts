@@ -157,6 +157,14 @@ for (const kind of STORE_KINDS) {
           assert.equal(r.status, 400, qs(pairs));
           assert.equal(r.body.code, 'VALIDATION_ERROR');
         }
+        // Like /incidents: an unknown status or severity is a mistake to point out, not an empty list.
+        for (const [field, value] of [['status', 'bogus'], ['status', 'firing,bogus'], ['severity', 'urgent'], ['severity', 'critical, sev1']]) {
+          const r = await h.req('GET', `/api/v1/alerts${qs([[field as string, value as string]])}`, { key: t.org.key });
+          assert.equal(r.status, 400, `${field}=${value}: ${r.raw}`);
+          assert.equal(r.body.code, 'VALIDATION_ERROR');
+          assert.equal(r.body.details[0].path, `/${field}`);
+        }
+        await expectIds([['status', 'FIRING, acknowledged'], ['severity', 'Critical']], ['disk']);
       });
     });
 

@@ -6,7 +6,7 @@ import type { Api } from '../../http/types.ts';
 import type { IngestService } from '../ingest/ingest-service.ts';
 import { PRESETS } from '../ingest/presets.ts';
 import {
-  CreateIntegrationBody, Integration, IntegrationList, IntegrationListQuery, PresetList, PreviewBody, PreviewResponse, RejectionList, UpdateIntegrationBody,
+  CreateIntegrationBody, Integration, IntegrationList, IntegrationListQuery, PresetList, PreviewBody, PreviewResponse, RejectionList, RejectionListQuery, UpdateIntegrationBody,
 } from './integrations-schemas.ts';
 import type { IntegrationsService } from './integrations-service.ts';
 
@@ -77,9 +77,9 @@ export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsS
     schema: apiSchema({
       ...read,
       summary: 'Recently refused payloads',
-      description: 'The last 50 payloads this integration refused, newest first, with the error the sender got — to see why a sender\'s alerts are not arriving. Repeated 401 (disabled) and 429 refusals are logged once a minute; all are counted in `rejectedCount`.',
-    }, { params: IdParams, response: { 200: RejectionList } }),
-  }, async (req) => ({ data: await integrations.rejections(principalOf(req).orgId, req.params.id) }));
+      description: 'The last 50 payloads this integration refused, newest first and paged like every list, with the error the sender got — to see why a sender\'s alerts are not arriving. Repeated 401 (disabled) and 429 refusals are logged once a minute; all are counted in `rejectedCount`.',
+    }, { params: IdParams, querystring: RejectionListQuery, response: { 200: RejectionList } }),
+  }, (req) => integrations.rejections(principalOf(req).orgId, req.params.id, { limit: req.query.limit ?? 25, cursor: req.query.cursor }));
 
   app.delete('/integrations/:id', {
     config: { scope: write.scope },

@@ -112,7 +112,8 @@ export const Rejection = Type.Object(
   { additionalProperties: false },
 );
 export type Rejection = Static<typeof Rejection>;
-export const RejectionList = Type.Object({ data: Type.Array(Rejection) }, { additionalProperties: false });
+export const RejectionList = listOf(Rejection);
+export const RejectionListQuery = Type.Object(PageQuery);
 
 export const Preset = Type.Object(
   {

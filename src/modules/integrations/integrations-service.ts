@@ -199,9 +199,10 @@ export function integrationsService(deps: {
       });
     },
 
-    async rejections(orgId: string, id: string): Promise<Rejection[]> {
+    async rejections(orgId: string, id: string, query: { limit: number; cursor?: string | undefined }): Promise<Page<Rejection>> {
       if (!(await repo.get(store.db, orgId, id))) throw notFound('Integration');
-      return (await repo.rejections(store.db, orgId, id)).map(toRejection);
+      return paginate(cursors, `${orgId}:rejections:${id}`, query,
+        (after) => repo.rejectionsPage(store.db, orgId, id, query.limit, after), () => repo.rejectionsCount(store.db, orgId, id), toRejection);
     },
   };
 }
