@@ -24,19 +24,26 @@ function sentError(payload: unknown): { code: string; error: string; details: Ar
   }
 }
 
+const INGEST_PREFIX = '/api/inbound/webhook/';
+export const isIngestUrl = (url: string): boolean => url.startsWith(INGEST_PREFIX);
+
+/** The answer to an unknown or disabled token: 401, or 429 once failures pass their limits. */
+export const refuseIngestToken = (limits: Limits, ip: string, integrationId?: string): Promise<never> =>
+  authFailed(limits, ip, 'Invalid or disabled ingest token', integrationId === undefined ? null : `integration:${integrationId}`);
+
 export function ingestRoutes(app: Api, deps: { ingest: IngestService; integrations: IntegrationsService; limits: Limits }): void {
   const { ingest, integrations, limits } = deps;
-  app.post('/api/inbound/webhook/:token', {
+  app.post(`${INGEST_PREFIX}:token`, {
     // Not part of /api/v1: no entry in the OpenAPI description (interface §4.3).
     schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 200 }) }), response: { 200: IngestResponse } },
     // Token (401) and rate limit (429) come before the body is read: content type (415), size (413), JSON (400).
     onRequest: async (req, reply) => {
       const { token } = req.params as { token: string };
       const integration = await integrations.byToken(token);
-      if (!integration) return authFailed(limits, req.ip, 'Invalid or disabled ingest token');
+      if (!integration) return refuseIngestToken(limits, req.ip);
       // Known from here on, so that even a refusal shows up in the integration's counters and log.
       req.integration = integration;
-      if (integration.enabled !== 1) return authFailed(limits, req.ip, 'Invalid or disabled ingest token', `integration:${integration.id}`);
+      if (integration.enabled !== 1) return refuseIngestToken(limits, req.ip, integration.id);
       // Counted per integration, not per token string, so rotating a token keeps the same budget.
       await spend(limits.ingest, integration.id, reply);
     },
