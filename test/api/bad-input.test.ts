@@ -436,6 +436,38 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await c.snapshot(), before);
     });
 
+    it('ingest: oversized titles, label and annotation keys, values and counts are 400 naming the path; a page of 100 of the largest alerts stays under 6 MB', async () => {
+      const c = await fresh();
+      const before = await c.snapshot();
+      const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ title: 'x'.repeat(1025) }, '/title'],
+        [{ labels: { ['k'.repeat(100_000)]: 'v' } }, `/labels/${'k'.repeat(32)}…`],
+        [{ labels: { host: 'v'.repeat(4097) } }, '/labels/host'],
+        [{ annotations: { runbook: 'v'.repeat(4097) } }, '/annotations/runbook'],
+        [{ labels: many }, '/labels'],
+        [{ annotations: many }, '/annotations'],
+      ];
+      for (const [fields, path] of cases) {
+        const r = await h.ingest(c.integ.path, { title: 'big', severity: 'low', ...fields });
+        assertError(r, 400, 'VALIDATION_ERROR', path);
+        assert.deepEqual(detailPaths(r), [path]);
+        assert.ok(r.raw.length < 2000, 'the answer does not echo the oversized value');
+      }
+      assert.deepEqual(await c.snapshot(), before);
+
+      const fill = (n: number, size: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${'k'.repeat(250)}${i}`, 'v'.repeat(size)]));
+      for (let i = 0; i < 100; i++) {
+        await h.ingestAlert(c.integ.path, {
+          title: `${i} ${'t'.repeat(1000)}`, severity: 'low', source: 's'.repeat(1024), description: 'd'.repeat(15_000),
+          labels: fill(4, 3800), annotations: fill(4, 3800),
+        });
+      }
+      const page = await h.req('GET', '/api/v1/alerts?limit=100', { key: c.org.key });
+      assert.equal(page.body.data.length, 100);
+      assert.ok(page.raw.length < 6_000_000, `a page of 100 is ${page.raw.length} bytes`);
+    });
+
     it('ingest order of checks: token (401) → content type (415) → size (413) → JSON (400) → fields (400)', async () => {
       const c = await fresh();
       const disabled = await h.integration(c.org, { name: 'off', enabled: false });
