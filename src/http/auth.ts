@@ -22,7 +22,7 @@ export interface Limits {
   apiKeysPerDay: RateLimiter;
   /** Failed attempts per address (REST and ingest together). */
   authFailures: RateLimiter;
-  /** Failed attempts per identifiable credential: an API key's visible prefix, a disabled integration. */
+  /** Failed attempts per identifiable credential: an API key's visible prefix. */
   credentialFailures: RateLimiter;
 }
 

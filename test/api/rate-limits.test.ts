@@ -335,7 +335,7 @@ for (const kind of STORE_KINDS) {
       assert.equal((await h.ingest(integ.path, { title: 'fine', severity: 'low' }, { ip })).status, 200);
     });
 
-    it('failures aimed at one credential (a key\'s visible prefix, a disabled integration) are limited from any address; the key itself keeps working', async () => {
+    it('failures aimed at one key (its visible prefix) are limited from any address; valid keys keep working', async () => {
       const org = await h.newOrg();
       const made = await h.req('POST', '/api/v1/api-keys', { key: org.key, body: { name: 'target', scopes: ['alerts:read'] } });
       const target = made.body.data;
@@ -347,9 +347,9 @@ for (const kind of STORE_KINDS) {
       assert.equal((await h.req('GET', '/api/v1/alerts', { key: generateKey('test'), ip: '10.1.0.98' })).status, 401, 'another key is another credential');
       assert.equal((await h.req('GET', '/api/v1/alerts', { key: org.key, ip: '10.1.0.97' })).status, 200, 'valid keys are unaffected');
 
+      // A disabled integration's sender is told 401 (stop), not 429 (retry), however often it posts.
       const disabled = await h.integration(org, { name: 'off', enabled: false });
-      for (let i = 0; i < PER_CREDENTIAL; i++) assert.equal((await h.ingest(disabled.path, { title: 'x', severity: 'low' }, { ip: `10.2.0.${i}` })).status, 401);
-      assertRateLimited(await h.ingest(disabled.path, { title: 'x', severity: 'low' }, { ip: '10.2.0.99' }), 30, 'the disabled integration from a fresh address');
+      for (let i = 0; i < 3 * PER_CREDENTIAL; i++) assert.equal((await h.ingest(disabled.path, { title: 'x', severity: 'low' }, { ip: `10.2.0.${i}` })).status, 401);
     });
 
     it('successful requests, 403s, 400s and 404s are not failures and do not reset the count', async () => {

@@ -27,9 +27,13 @@ function sentError(payload: unknown): { code: string; error: string; details: Ar
 const INGEST_PREFIX = '/api/inbound/webhook/';
 export const isIngestUrl = (url: string): boolean => url.startsWith(INGEST_PREFIX);
 
-/** The answer to an unknown or disabled token: 401, or 429 once failures pass their limits. */
-export const refuseIngestToken = (limits: Limits, ip: string, integrationId?: string): Promise<never> =>
-  authFailed(limits, ip, 'Invalid or disabled ingest token', integrationId === undefined ? null : `integration:${integrationId}`);
+/**
+ * The answer to an unknown or disabled token: 401, or 429 once the address passes its failure limit. A
+ * token names no credential to count against: tokens are random (nothing to aim guesses at), and a
+ * disabled integration's token is right, its sender only not yet reconfigured (a 429 would make tools
+ * such as Alertmanager retry where a 401 makes them stop).
+ */
+export const refuseIngestToken = (limits: Limits, ip: string): Promise<never> => authFailed(limits, ip, 'Invalid or disabled ingest token');
 
 export function ingestRoutes(app: Api, deps: { ingest: IngestService; integrations: IntegrationsService; limits: Limits }): void {
   const { ingest, integrations, limits } = deps;
@@ -43,7 +47,7 @@ export function ingestRoutes(app: Api, deps: { ingest: IngestService; integratio
       if (!integration) return refuseIngestToken(limits, req.ip);
       // Known from here on, so that even a refusal shows up in the integration's counters and log.
       req.integration = integration;
-      if (integration.enabled !== 1) return refuseIngestToken(limits, req.ip, integration.id);
+      if (integration.enabled !== 1) return refuseIngestToken(limits, req.ip);
       // Counted per integration, not per token string, so rotating a token keeps the same budget.
       await spend(limits.ingest, integration.id, reply);
     },
