@@ -45,7 +45,10 @@ export async function buildApp(c: Container, log: Logger) {
         return (reply as FastifyReply).code(e.status).send(errorBody(e));
       };
       // An ingest token too long for the router is still a wrong credential, counted like any other.
-      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH' && req.method === 'POST' && isIngestUrl(req.url)) return void refuseIngestToken(c.limits, req.ip).catch((e: unknown) => send(toAppError(e)));
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH' && req.method === 'POST' && isIngestUrl(req.url)) {
+        refuseIngestToken(c.limits, req.ip).catch((e: unknown) => send(toAppError(e)));
+        return;
+      }
       return send(toAppError(err));
     },
     clientErrorHandler,
