@@ -28,6 +28,7 @@ export interface Config {
     /** Failed dashboard sign-ins per client address, and per account (email), per 15 minutes. */
     readonly signInFailuresPerAddress: number;
     readonly signInFailuresPerAccount: number;
+    readonly authFailuresPerCredentialPerMinute: number;
   };
   /** Dashboard sessions: idle expiry (sliding) and absolute expiry from sign-in. */
   readonly sessions: {
@@ -175,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
       authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
       signInFailuresPerAddress: int(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_ADDRESS', 20, 1, 10_000_000),
       signInFailuresPerAccount: int(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT', 10, 1, 10_000_000),
+      authFailuresPerCredentialPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_CREDENTIAL_PER_MINUTE', 10, 1, 10_000_000),
     }),
     sessions: Object.freeze({
       idleMinutes: int(env, 'SESSION_IDLE_MINUTES', 720, 1, 525_600),

@@ -78,6 +78,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     authFailures: limiter.create('authfail', rl.authFailuresPerMinute, 60),
     signInFailuresPerAddress: limiter.create('signin-ip', rl.signInFailuresPerAddress, SIGN_IN_WINDOW_SECONDS),
     signInFailuresPerAccount: limiter.create('signin-account', rl.signInFailuresPerAccount, SIGN_IN_WINDOW_SECONDS),
+    credentialFailures: limiter.create('authfail-cred', rl.authFailuresPerCredentialPerMinute, 60),
   };
 
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });

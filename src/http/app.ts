@@ -12,7 +12,7 @@ import { auditRoutes } from '../modules/audit/audit-routes.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
-import { ingestRoutes } from '../modules/ingest/ingest-routes.ts';
+import { ingestRoutes, isIngestUrl, refuseIngestToken } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
 import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
@@ -21,7 +21,7 @@ import { usersRoutes } from '../modules/users/users-routes.ts';
 import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
 import { restAuth } from './auth.ts';
 import { registerDashboard } from './dashboard.ts';
-import { errorBody, toAppError } from './errors.ts';
+import { clientErrorHandler, errorBody, toAppError } from './errors.ts';
 import { documentErrors } from './schemas.ts';
 import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
 import { validatorCompiler } from './validation.ts';
@@ -42,10 +42,19 @@ export async function buildApp(c: Container, log: Logger) {
     trustProxy: typeof c.config.trustProxy === 'number' ? trustHops(c.config.trustProxy) : c.config.trustProxy,
     forceCloseConnections: 'idle',
     // Errors the router raises before any route runs get the same envelope as every other error.
-    frameworkErrors: (err, _req, reply) => {
-      const e = toAppError(err);
-      return (reply as FastifyReply).code(e.status).send(errorBody(e));
+    frameworkErrors: (err, req, reply) => {
+      const send = (e: AppError) => {
+        if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
+        return (reply as FastifyReply).code(e.status).send(errorBody(e));
+      };
+      // An ingest token too long for the router is still a wrong credential, counted like any other.
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH' && req.method === 'POST' && isIngestUrl(req.url)) {
+        refuseIngestToken(c.limits, req.ip).catch((e: unknown) => send(toAppError(e)));
+        return;
+      }
+      return send(toAppError(err));
     },
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

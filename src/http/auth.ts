@@ -22,9 +22,12 @@ export interface Limits {
   api: RateLimiter;
   ingest: RateLimiter;
   apiKeysPerDay: RateLimiter;
+  /** Failed attempts per address (REST and ingest together). */
   authFailures: RateLimiter;
   signInFailuresPerAddress: RateLimiter;
   signInFailuresPerAccount: RateLimiter;
+  /** Failed attempts per identifiable credential: an API key's visible prefix. */
+  credentialFailures: RateLimiter;
 }
 
 function setLimitHeaders(reply: FastifyReply, r: LimitResult): void {
@@ -43,14 +46,16 @@ export async function spend(limiter: RateLimiter, key: string, reply: FastifyRep
   if (!budget.allowed) throw rateLimited(budget);
 }
 
-/** Refuses an address that failed authentication too often (REST and ingest together). */
-export async function checkAuthFailures(limits: Limits, ip: string): Promise<void> {
-  const state = await limits.authFailures.peek(ip);
-  if (state.remaining === 0) throw rateLimited(state);
-}
-
-export async function authFailed(limits: Limits, ip: string, message: string): Promise<never> {
-  await limits.authFailures.consume(ip);
+/**
+ * A failed authentication: counted against the address and, when it names one, the credential; over
+ * either limit it is 429 instead of 401. Only failures are ever refused this way: a valid key or token
+ * is looked up and accepted whatever its address's count (behind a proxy without TRUST_PROXY every
+ * sender shares one address, and one bad sender must not stop the others).
+ */
+export async function authFailed(limits: Limits, ip: string, message: string, credential: string | null = null): Promise<never> {
+  const counts = await Promise.all([limits.authFailures.consume(ip), ...(credential === null ? [] : [limits.credentialFailures.consume(credential)])]);
+  const over = counts.filter((c) => !c.allowed).sort((a, b) => b.resetSeconds - a.resetSeconds)[0];
+  if (over) throw rateLimited(over);
   throw new AppError('UNAUTHORIZED', message);
 }
 
@@ -89,7 +94,6 @@ export function restAuth(deps: { apiKeys: ApiKeysService; auth: AuthService; lim
   return {
     async onRequest(req: FastifyRequest, reply: FastifyReply): Promise<void> {
       if (!req.routeOptions.config.scope) return;
-      await checkAuthFailures(limits, req.ip);
       const header = req.headers.authorization;
       // A bearer header, when present, decides alone; the session cookie is the alternative without one.
       const cookie = header === undefined ? req.cookies[SESSION_COOKIE] : undefined;
@@ -102,8 +106,9 @@ export function restAuth(deps: { apiKeys: ApiKeysService; auth: AuthService; lim
       }
       const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
       if (!match) return authFailed(limits, req.ip, 'Missing or malformed Authorization header; expected "Bearer <API key>"');
-      const principal = await apiKeys.authenticate(match[1] as string);
-      if (!principal) return authFailed(limits, req.ip, 'Invalid, expired or revoked API key');
+      const key = match[1] as string;
+      const principal = await apiKeys.authenticate(key);
+      if (!principal) return authFailed(limits, req.ip, 'Invalid, expired or revoked API key', apiKeys.credentialOf(key));
       req.principal = principal;
       await spend(limits.api, principal.orgId, reply);
     },

@@ -1,4 +1,6 @@
 import type { FastifyError } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AppError, type ErrorDetail } from '../lib/errors.ts';
 
 interface AjvIssue {
@@ -46,3 +48,23 @@ export function toAppError(err: unknown): AppError {
 
 /** The one error envelope of every REST and ingest error response: `{error, code, details}`. */
 export const errorBody = (e: AppError) => ({ error: e.message, code: e.code, details: e.details });
+
+const CLIENT_ERRORS: Record<string, () => AppError> = {
+  ERR_HTTP_REQUEST_TIMEOUT: () => new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time'),
+  HPE_HEADER_OVERFLOW: () => new AppError('HEADERS_TOO_LARGE', 'The request line and headers are over 16 KiB'),
+};
+
+/**
+ * Node's HTTP parser refuses some requests before Fastify sees them (headers too large, a timeout,
+ * malformed HTTP such as a non-numeric Content-Length); they get the same envelope as every other error.
+ * The connection is closed, as Node and Fastify do: the parser cannot tell where the next request starts.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const e = (err.code ? CLIENT_ERRORS[err.code] : undefined)?.() ?? new AppError('BAD_REQUEST', 'Malformed HTTP request');
+  const body = JSON.stringify(errorBody(e));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${e.status} ${STATUS_CODES[e.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}

@@ -17,11 +17,12 @@ function tooDeep(value: unknown, limit: number): boolean {
 }
 
 /**
- * U+0000 in text, replaced by U+FFFD: PostgreSQL can store it in neither text nor jsonb (the statement
- * fails), so it is replaced at the edge and both stores keep the same, storable value.
+ * U+0000 removed from text: PostgreSQL can store it in neither text nor jsonb (the statement fails), and
+ * no sender means it as content (it is a C string's end). It is stripped at the edge, never stored, so
+ * both stores keep the same value and an alert carrying one is still taken rather than refused.
  */
 export function withoutNul<T>(value: T): T {
-  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value) as T;
+  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value) as T;
   if (Array.isArray(value)) return value.map(withoutNul) as T;
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), withoutNul(v)])) as T;

@@ -22,6 +22,30 @@ export interface Mailer {
   close(): void;
 }
 
+/** UTF-8 bytes per encoded word: base64 of 45 bytes is 60 characters, within RFC 2047's 75 per word. */
+const WORD_BYTES = 45;
+
+/**
+ * The Subject as sent. An RFC 2047 encoded word (`=?utf-8?B?…?=`) in plain text is decoded by mail
+ * clients, so a title could show as something else (`[RESOLVED]` on a firing page). A subject holding
+ * `=?` is therefore sent wholly as encoded words, which decode to exactly the text written; any other
+ * subject is left to nodemailer, which encodes non-ASCII text itself.
+ */
+export function encodeSubject(subject: string): string {
+  if (!subject.includes('=?')) return subject;
+  const words: string[] = [];
+  let chunk = '';
+  for (const ch of subject) {
+    if (Buffer.byteLength(chunk + ch) > WORD_BYTES) {
+      words.push(chunk);
+      chunk = '';
+    }
+    chunk += ch;
+  }
+  words.push(chunk);
+  return words.map((w) => `=?UTF-8?B?${Buffer.from(w).toString('base64')}?=`).join(' ');
+}
+
 const address = (a: unknown): string => (typeof a === 'string' ? a : (a as { address?: string })?.address ?? String(a));
 
 /**
@@ -49,7 +73,7 @@ export async function smtpMailer(url: string, opts: { timeoutMs?: number } = {})
       const info = await transport.sendMail({
         from: m.from,
         to: m.to,
-        subject: m.subject,
+        subject: encodeSubject(m.subject),
         text: m.text,
         html: m.html,
         messageId: m.messageId,

@@ -18,7 +18,7 @@ export interface RateLimiter {
   consume(key: string): Promise<LimitResult>;
   /** Gives back one point, for work that was counted but did not happen. */
   refund(key: string): Promise<void>;
-  /** Current state without counting. */
+  /** Current state without counting: sign-in refuses a spent budget before checking a password, since answering a right password over the limit would tell a guesser which one is right. */
   peek(key: string): Promise<LimitResult>;
 }
 

@@ -8,7 +8,11 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  // Refusals of the HTTP layer itself, before a request reaches a route.
+  | 'BAD_REQUEST'
+  | 'REQUEST_TIMEOUT'
+  | 'HEADERS_TOO_LARGE';
 
 /** The one status table: every error code maps to exactly one HTTP status. */
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
@@ -22,6 +26,9 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  BAD_REQUEST: 400,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
 };
 
 export interface ErrorDetail {

@@ -190,6 +190,68 @@ for (const kind of STORE_KINDS) {
       assert.equal((await h.req('GET', '/api/v1/alerts', { key: k.key })).status, 401);
     });
 
+    describe('revocation rules', () => {
+      const ALL = async (org: Org) => (await h.req('GET', '/api/v1/api-keys', { key: org.key })).body.data[0].scopes as string[];
+      const works = async (key: string) => (await h.req('GET', '/api/v1/api-keys', { key })).status !== 401;
+
+      it('a key can revoke only keys whose scopes it holds itself: 403 naming the missing scopes otherwise', async () => {
+        const org = await h.newOrg();
+        const ownerId = await keyIdOf(org);
+        const narrow = await createOk(org, { name: 'narrow', scopes: ['api_keys:write', 'api_keys:read', 'alerts:read'] });
+        const wider = await createOk(org, { name: 'wider', scopes: ['alerts:read', 'incidents:write'] });
+        const same = await createOk(org, { name: 'same', scopes: ['alerts:read'] });
+        for (const id of [ownerId, wider.id]) {
+          const r = await h.req('DELETE', `/api/v1/api-keys/${id}`, { key: narrow.key });
+          assert.equal(r.status, 403, r.raw);
+          assert.equal(r.body.code, 'FORBIDDEN');
+          assert.match(r.body.error, /incidents:write/);
+        }
+        assert.ok(await works(org.key), 'the owner key still works');
+        assert.equal((await h.req('GET', '/api/v1/alerts', { key: wider.key })).status, 200, 'the wider key still works');
+        assert.equal((await h.req('DELETE', `/api/v1/api-keys/${same.id}`, { key: narrow.key })).status, 204, 'a subset of its scopes: allowed');
+      });
+
+      it('the last usable key holding api_keys:write cannot be revoked by a key: 409 CONFLICT pointing to the dashboard or CLI', async () => {
+        const org = await h.newOrg();
+        const ownerId = await keyIdOf(org);
+        const r = await h.req('DELETE', `/api/v1/api-keys/${ownerId}`, { key: org.key });
+        assert.equal(r.status, 409, r.raw);
+        assert.equal(r.body.code, 'CONFLICT');
+        assert.match(r.body.error, /dashboard/);
+        assert.match(r.body.error, /CLI/);
+        assert.ok(await works(org.key));
+        // An expired key holding the scope is no way back in: it does not count.
+        await createOk(org, { name: 'expiring', scopes: await ALL(org), expiresAt: iso(h.clock.now() + 60_000) });
+        h.clock.advance(60_000);
+        assert.equal((await h.req('DELETE', `/api/v1/api-keys/${ownerId}`, { key: org.key })).status, 409);
+        // With a second usable admin key, either may go, but then the other is the last.
+        const second = await createOk(org, { name: 'second', scopes: await ALL(org) });
+        assert.equal((await h.req('DELETE', `/api/v1/api-keys/${ownerId}`, { key: second.key })).status, 204);
+        assert.equal((await h.req('DELETE', `/api/v1/api-keys/${second.id}`, { key: second.key })).status, 409);
+        assert.ok(await works(second.key));
+        // The CLI (a trusted caller) may still revoke it.
+        await h.c.apiKeys.revoke(org.id, { type: 'system', id: null }, second.id, null);
+        assert.ok(!(await works(second.key)));
+      });
+
+      it('two keys revoking each other at once: exactly one succeeds, one admin key is left', async () => {
+        for (let round = 0; round < 5; round++) {
+          const org = await h.newOrg();
+          const a = { id: await keyIdOf(org), key: org.key };
+          const b = await createOk(org, { name: 'b', scopes: await ALL(org) });
+          const all = new Set(await ALL(org));
+          const results = await Promise.allSettled([
+            h.c.apiKeys.revoke(org.id, { type: 'api_key', id: a.id }, b.id, all),
+            h.c.apiKeys.revoke(org.id, { type: 'api_key', id: b.id }, a.id, all),
+          ]);
+          assert.equal(results.filter((x) => x.status === 'fulfilled').length, 1, `round ${round}`);
+          const refused = results.find((x) => x.status === 'rejected') as PromiseRejectedResult;
+          assert.equal(refused.reason.code, 'CONFLICT');
+          assert.equal([await works(a.key), await works(b.key)].filter(Boolean).length, 1, 'one admin key is left');
+        }
+      });
+    });
+
     it('only a hash is stored: no column of the key\'s row, nor any audit event, holds the key', async () => {
       const org = await h.newOrg();
       const k = await createOk(org, { name: 'stored', scopes: ['alerts:read'] });

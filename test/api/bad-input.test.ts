@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { clientErrorHandler } from '../../src/http/errors.ts';
 import { startHarness, type Harness, type Org, type Res } from '../support/harness.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
@@ -433,6 +436,38 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await c.snapshot(), before);
     });
 
+    it('ingest: oversized titles, label and annotation keys, values and counts are 400 naming the path; a page of 100 of the largest alerts stays under 6 MB', async () => {
+      const c = await fresh();
+      const before = await c.snapshot();
+      const many = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v']));
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ title: 'x'.repeat(1025) }, '/title'],
+        [{ labels: { ['k'.repeat(100_000)]: 'v' } }, `/labels/${'k'.repeat(32)}…`],
+        [{ labels: { host: 'v'.repeat(4097) } }, '/labels/host'],
+        [{ annotations: { runbook: 'v'.repeat(4097) } }, '/annotations/runbook'],
+        [{ labels: many }, '/labels'],
+        [{ annotations: many }, '/annotations'],
+      ];
+      for (const [fields, path] of cases) {
+        const r = await h.ingest(c.integ.path, { title: 'big', severity: 'low', ...fields });
+        assertError(r, 400, 'VALIDATION_ERROR', path);
+        assert.deepEqual(detailPaths(r), [path]);
+        assert.ok(r.raw.length < 2000, 'the answer does not echo the oversized value');
+      }
+      assert.deepEqual(await c.snapshot(), before);
+
+      const fill = (n: number, size: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${'k'.repeat(250)}${i}`, 'v'.repeat(size)]));
+      for (let i = 0; i < 100; i++) {
+        await h.ingestAlert(c.integ.path, {
+          title: `${i} ${'t'.repeat(1000)}`, severity: 'low', source: 's'.repeat(1024), description: 'd'.repeat(15_000),
+          labels: fill(4, 3800), annotations: fill(4, 3800),
+        });
+      }
+      const page = await h.req('GET', '/api/v1/alerts?limit=100', { key: c.org.key });
+      assert.equal(page.body.data.length, 100);
+      assert.ok(page.raw.length < 6_000_000, `a page of 100 is ${page.raw.length} bytes`);
+    });
+
     it('ingest order of checks: token (401) → content type (415) → size (413) → JSON (400) → fields (400)', async () => {
       const c = await fresh();
       const disabled = await h.integration(c.org, { name: 'off', enabled: false });
@@ -440,7 +475,8 @@ for (const kind of STORE_KINDS) {
       const bigMalformed = '{'.repeat(MiB + 10);
       const to = (path: string, rawBody: string, headers: Record<string, string>) => h.req('POST', path, { key: null, rawBody, headers });
       const text = { 'content-type': 'text/plain' };
-      for (const [label, path] of [['unknown token', '/api/inbound/webhook/not-a-real-token'], ['disabled integration', disabled.path]] as const) {
+      const tooLong = [['token of 150 characters', `/api/inbound/webhook/${'x'.repeat(150)}`], ['token of 5,000 characters', `/api/inbound/webhook/${c.integ.token.repeat(160)}`]] as const;
+      for (const [label, path] of [['unknown token', '/api/inbound/webhook/not-a-real-token'], ['disabled integration', disabled.path], ...tooLong] as const) {
         assertError(await to(path, bigMalformed, text), 401, 'UNAUTHORIZED', `${label}, text/plain, oversized, malformed`);
         assertError(await to(path, bigMalformed, JSON_CT), 401, 'UNAUTHORIZED', `${label}, oversized, malformed`);
         assertError(await to(path, '{', JSON_CT), 401, 'UNAUTHORIZED', `${label}, malformed`);
@@ -499,3 +535,66 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+/** A raw HTTP exchange on a real socket: what Node's parser refuses never reaches app.inject(). */
+function rawExchange(port: number, request: string | Buffer): Promise<{ status: number; headers: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' ? undefined : reject(err)));
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), headers: head, body });
+    });
+    socket.write(request);
+  });
+}
+
+describe('errors of the HTTP layer come in the envelope too', () => {
+  let h: Harness;
+  let port: number;
+  before(async () => {
+    h = await startHarness('sqlite');
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (h.app.server.address() as net.AddressInfo).port;
+  });
+  after(() => h.close());
+
+  const assertEnvelope = (r: { status: number; headers: string; body: string }, status: number, code: string, what: string) => {
+    assert.equal(r.status, status, `${what}: ${r.headers}\n${r.body}`);
+    assert.match(r.headers, /content-type: application\/json/i, what);
+    const body = JSON.parse(r.body);
+    assert.deepEqual(Object.keys(body).sort(), ['code', 'details', 'error'], what);
+    assert.equal(body.code, code, what);
+    assert.equal(body.details, null, what);
+  };
+
+  it('431 HEADERS_TOO_LARGE for headers or a URL over 16 KiB', async () => {
+    assertEnvelope(await rawExchange(port, `GET /api/v1/alerts HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431, 'HEADERS_TOO_LARGE', 'big header');
+    assertEnvelope(await rawExchange(port, `GET /api/v1/alerts?q=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`), 431, 'HEADERS_TOO_LARGE', 'long URL');
+  });
+
+  it('400 BAD_REQUEST for malformed HTTP (a non-numeric Content-Length, a bad chunk), INVALID_JSON for a body shorter than its Content-Length', async () => {
+    const post = (extra: string, body: string) => `POST /api/inbound/webhook/${'t'.repeat(20)} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${extra}\r\n${body}`;
+    assertEnvelope(await rawExchange(port, post('Content-Length: abc\r\n', '{}')), 400, 'BAD_REQUEST', 'Content-Length: abc');
+    assertEnvelope(await rawExchange(port, post('Transfer-Encoding: chunked\r\n', 'zz\r\n{}\r\n0\r\n\r\n')), 400, 'BAD_REQUEST', 'bad chunk size');
+    assertEnvelope(await rawExchange(port, 'GARBAGE\r\n\r\n'), 400, 'BAD_REQUEST', 'not HTTP');
+  });
+
+  it('408 REQUEST_TIMEOUT when a request does not arrive in time', () => {
+    const written: string[] = [];
+    const socket = Object.assign(new PassThrough(), { writable: true });
+    socket.write = ((chunk: string) => { written.push(chunk); return true; }) as typeof socket.write;
+    clientErrorHandler(Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    const [head = '', body = ''] = (written[0] ?? '').split('\r\n\r\n');
+    assertEnvelope({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), headers: head, body }, 408, 'REQUEST_TIMEOUT', 'timeout');
+    assert.ok(socket.destroyed, 'the connection is closed');
+  });
+
+  it('a 1 MiB+ body announced by Content-Length is 413 in the envelope before it is read', async () => {
+    const r = await rawExchange(port, `POST /api/v1/integrations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${h.org.key}\r\nContent-Type: application/json\r\nContent-Length: ${2 * MiB}\r\nConnection: close\r\n\r\n{`);
+    assertEnvelope(r, 413, 'PAYLOAD_TOO_LARGE', 'announced 2 MiB');
+  });
+});

@@ -32,10 +32,18 @@ function helpers(get: () => Harness) {
     assert.equal(r.status, 200, r.raw);
     return r.body.data as Record<string, any>;
   };
+  /** The whole log, walked page by page (20 a page) as a client would. */
   const rejections = async (org: Org, id: string) => {
-    const r = await h().req('GET', `/api/v1/integrations/${id}/rejections`, { key: org.key });
-    assert.equal(r.status, 200, r.raw);
-    return r.body.data as Array<Record<string, any>>;
+    const all: Array<Record<string, any>> = [];
+    let cursor: string | null = null;
+    do {
+      const r = await h().req('GET', `/api/v1/integrations/${id}/rejections?limit=20${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: org.key });
+      assert.equal(r.status, 200, r.raw);
+      assert.equal(r.body.data.length <= 20, true, 'limit is honoured');
+      all.push(...r.body.data);
+      cursor = r.body.meta.nextCursor;
+    } while (cursor !== null);
+    return all;
   };
   const total = async (org: Org, query = '') => (await h().req('GET', `/api/v1/alerts?limit=100${query}`, { key: org.key })).body.meta.total as number;
 
@@ -301,6 +309,35 @@ for (const kind of STORE_KINDS) {
         const titles = log.map((x) => JSON.parse(x.payload).title);
         assert.deepEqual(titles, Array.from({ length: 50 }, (_, i) => `bad-${54 - i}`));
         assert.equal((await counts(org, d.id)).rejectedCount, 55, 'all are counted');
+      });
+
+      it('the log is a list like every other: limit, cursor paging, meta with total on the first page', async () => {
+        const org = await h.newOrg();
+        const d = await create(org);
+        for (let i = 0; i < 7; i += 1) {
+          h.clock.advance(10);
+          assert.equal((await h.ingest(d.path, { title: `r-${i}`, severity: 'urgent' })).status, 400);
+        }
+        const url = `/api/v1/integrations/${d.id}/rejections`;
+        const first = await h.req('GET', `${url}?limit=3`, { key: org.key });
+        assert.equal(first.status, 200, first.raw);
+        assert.deepEqual(first.body.data.map((x: { payload: string }) => JSON.parse(x.payload).title), ['r-6', 'r-5', 'r-4']);
+        assert.equal(first.body.meta.limit, 3);
+        assert.equal(first.body.meta.total, 7);
+        assert.equal(first.body.meta.hasMore, true);
+        const second = await h.req('GET', `${url}?limit=3&cursor=${encodeURIComponent(first.body.meta.nextCursor)}`, { key: org.key });
+        assert.deepEqual(second.body.data.map((x: { payload: string }) => JSON.parse(x.payload).title), ['r-3', 'r-2', 'r-1']);
+        assert.equal(second.body.meta.total, undefined, 'total on the first page only');
+        const defaults = await h.req('GET', url, { key: org.key });
+        assert.equal(defaults.body.meta.limit, 25);
+        for (const q of ['limit=0', 'limit=101', 'cursor=garbage']) {
+          const r = await h.req('GET', `${url}?${q}`, { key: org.key });
+          assert.equal(r.status, 400, q);
+          assert.equal(r.body.code, 'VALIDATION_ERROR');
+        }
+        const other = await create(org);
+        const foreign = await h.req('GET', `/api/v1/integrations/${other.id}/rejections?cursor=${encodeURIComponent(first.body.meta.nextCursor)}`, { key: org.key });
+        assert.equal(foreign.status, 400, 'a cursor of another integration\'s log');
       });
 
       it('keeps the newest rejections, newest first, when a burst arrives within one millisecond', async () => {

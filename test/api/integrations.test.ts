@@ -195,6 +195,26 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual((await get(org, d.id)).body.data, d);
     });
 
+    it('token and ingestUrl are masked (last 4 characters) for callers without integrations:write, in list and get', async () => {
+      const org = await h.newOrg();
+      const d = await create(org);
+      const ro = (await h.req('POST', '/api/v1/api-keys', { key: org.key, body: { name: 'ro', scopes: ['integrations:read'] } })).body.data.key as string;
+      const masked = `…${d.token.slice(-4)}`;
+      const one = await h.req('GET', `/api/v1/integrations/${d.id}`, { key: ro });
+      const list = await h.req('GET', '/api/v1/integrations', { key: ro });
+      for (const [what, r, got] of [['get', one, one.body.data], ['list', list, list.body.data[0]]] as const) {
+        assert.equal(got.token, masked, what);
+        assert.equal(got.ingestUrl, `${BASE_URL}/api/inbound/webhook/${masked}`, what);
+        assert.ok(!r.raw.includes(d.token), `${what}: the token appears nowhere in the answer`);
+      }
+      const fired = await h.ingest(new URL(one.body.data.ingestUrl).pathname, { title: 'with the masked url', severity: 'low' });
+      assert.equal(fired.status, 401, 'the masked URL is no credential');
+      // A caller holding integrations:write sees it whole, as the creator did.
+      const rw = (await h.req('POST', '/api/v1/api-keys', { key: org.key, body: { name: 'rw', scopes: ['integrations:read', 'integrations:write'] } })).body.data.key as string;
+      assert.equal((await h.req('GET', `/api/v1/integrations/${d.id}`, { key: rw })).body.data.token, d.token);
+      assert.equal((await h.req('GET', '/api/v1/integrations', { key: rw })).body.data[0].ingestUrl, d.ingestUrl);
+    });
+
     it('records integration.created, integration.updated and integration.deleted audit events', async () => {
       const org = await h.newOrg();
       const keys = await h.req('GET', '/api/v1/api-keys', { key: org.key });

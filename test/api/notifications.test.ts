@@ -15,6 +15,14 @@ import { STORE_KINDS } from '../support/stores.ts';
 
 const SECRET = 'wh-secret-0123456789';
 
+/** What a mail client shows for a header: RFC 2047 encoded words decoded, the space between two of them dropped. */
+function decodeEncodedWords(header: string): string {
+  return header.replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=(\s+(?==\?))?/g, (_m, _cs: string, enc: string, text: string) =>
+    enc.toUpperCase() === 'B'
+      ? Buffer.from(text, 'base64').toString('utf8')
+      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8'));
+}
+
 for (const kind of STORE_KINDS) {
   describe(`notification delivery (${kind})`, () => {
     let h: Harness;
@@ -105,6 +113,16 @@ for (const kind of STORE_KINDS) {
       const again = await h.c.notifications.deliver(id, { type: 'email', to: ['ops@example.com'] });
       assert.equal(again.status, 'sent');
       assert.equal(smtp.mails.length, before + 1, 'a re-run job after the result was recorded sends nothing');
+    });
+
+    it('email: an encoded word in a title is shown as written, not decoded into another subject', async () => {
+      const title = 'Disk =?utf-8?B?W1JFU09MVkVEXSBhbGwgZmluZQ==?= on db1';
+      const ids = await setup(h.org, { title });
+      const { id } = await h.c.notifications.prepare(h.c.store.db, input(h.org, ids, 'email', 'ops@example.com'));
+      assert.equal((await h.c.notifications.deliver(id, { type: 'email', to: ['ops@example.com'] })).status, 'sent');
+      const subject = smtp.mails.at(-1)!.headers.subject as string;
+      assert.ok(!subject.includes('W1JFU09MVkVEXSBhbGwgZmluZQ=='), `the sender's encoded word is not passed raw: ${subject}`);
+      assert.equal(decodeEncodedWords(subject), `[HIGH] ${title}`, 'a mail client shows the literal title');
     });
 
     it('email: the subject comes from the action when given; a 5xx refusal is final, a 4xx one is retried', async () => {

@@ -269,15 +269,18 @@ for (const kind of STORE_KINDS) {
     });
   });
 
-  describe(`failed authentication per address (${kind})`, () => {
+  describe(`failed authentication per address and per credential (${kind})`, () => {
     const LIMIT = 4;
+    const PER_CREDENTIAL = 3;
     let h: Harness;
-    before(async () => { h = await startHarness(kind, { RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: String(LIMIT) }); });
+    before(async () => {
+      h = await startHarness(kind, { RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: String(LIMIT), RATE_LIMIT_AUTH_FAILURES_PER_CREDENTIAL_PER_MINUTE: String(PER_CREDENTIAL) });
+    });
     after(() => h.close());
 
     const bearer = (value: string) => ({ key: null, headers: { authorization: value } });
 
-    it('after N failures the address gets 429 even with a valid key or token; other addresses are unaffected', async () => {
+    it('after N failures an address gets 429 for further failures, while valid keys and tokens from it still work', async () => {
       const org = await h.newOrg();
       const integ = await h.integration(org);
       enterNextWindow(h, MINUTE, 45 * SECOND);
@@ -290,23 +293,35 @@ for (const kind of STORE_KINDS) {
       ];
       for (const r of failures) assert.equal(r.status, 401, r.raw);
 
-      assertRateLimited(await h.req('GET', '/api/v1/alerts', { key: org.key, ip }), 15, 'valid key from the blocked address');
-      assertRateLimited(await h.req('GET', '/api/v1/alerts', { key: 'bad', ip }), 15, 'bad key from the blocked address');
-      assertRateLimited(await h.req('POST', '/api/v1/integrations', { key: org.key, body: { name: 'blocked' }, ip }), 15, 'write from the blocked address');
-      assertRateLimited(await h.ingest(integ.path, { title: 'blocked', severity: 'low' }, { ip }), 15, 'ingest from the blocked address');
-      assert.equal(await alertTotal(h, org), 0, 'the refused ingest stored nothing');
+      assertRateLimited(await h.req('GET', '/api/v1/alerts', { key: 'bad', ip }), 15, 'bad key from the address over the limit');
+      assertRateLimited(await h.req('GET', '/api/v1/alerts', { key: null, ip }), 15, 'no key from the address over the limit');
+      assertRateLimited(await h.ingest('/api/inbound/webhook/not-a-token', { title: 'x', severity: 'low' }, { ip }), 15, 'bad token from the address over the limit');
 
-      const elsewhere = await h.req('GET', '/api/v1/integrations', { key: org.key, ip: '10.0.0.10' });
-      assert.equal(elsewhere.status, 200, 'another address is unaffected');
-      assert.equal(elsewhere.body.meta.total, 1, 'the refused write stored nothing');
+      const valid = await h.req('GET', '/api/v1/alerts', { key: org.key, ip });
+      assert.equal(valid.status, 200, 'a valid key from that address is accepted');
+      assert.equal((await h.req('POST', '/api/v1/integrations', { key: org.key, body: { name: 'allowed' }, ip })).status, 201);
+      assert.equal((await h.ingest(integ.path, { title: 'still paged', severity: 'critical' }, { ip })).status, 200, 'a valid ingest token from that address is accepted');
+      assert.equal(await alertTotal(h, org), 1);
+
       assert.equal((await h.req('GET', '/api/v1/alerts', { key: 'bad', ip: '10.0.0.10' })).status, 401, 'another address still gets 401');
-      assert.equal((await h.ingest(integ.path, { title: 'fine', severity: 'low' }, { ip: '10.0.0.10' })).status, 200);
-
       h.clock.advance(15 * SECOND);
-      assert.equal((await h.req('GET', '/api/v1/alerts', { key: org.key, ip })).status, 200, 'the next window allows again');
+      assert.equal((await h.req('GET', '/api/v1/alerts', { key: 'bad', ip })).status, 401, 'the next window counts afresh');
     });
 
-    it('ingest with bad tokens counts too, together with REST failures', async () => {
+    it('behind a proxy without TRUST_PROXY (every sender one address), a flood of bad tokens does not stop good senders', async () => {
+      const org = await h.newOrg();
+      const integ = await h.integration(org);
+      enterNextWindow(h, MINUTE, 0);
+      const proxy = '10.0.0.20';
+      for (let i = 0; i < 25 * LIMIT; i++) await h.ingest(`/api/inbound/webhook/guess-${i}`, { title: 'x', severity: 'low' }, { ip: proxy });
+      for (let i = 0; i < 5; i++) {
+        assert.equal((await h.ingest(integ.path, { title: `page ${i}`, severity: 'critical' }, { ip: proxy })).status, 200);
+        assert.equal((await h.req('GET', '/api/v1/alerts', { key: org.key, ip: proxy })).status, 200);
+      }
+      assert.equal(await alertTotal(h, org), 5);
+    });
+
+    it('ingest with bad or disabled tokens counts together with REST failures', async () => {
       const org = await h.newOrg();
       const integ = await h.integration(org);
       const disabled = await h.integration(org, { name: 'off', enabled: false });
@@ -316,9 +331,25 @@ for (const kind of STORE_KINDS) {
       assert.equal((await h.ingest(disabled.path, { title: 'x', severity: 'low' }, { ip })).status, 401);
       assert.equal((await h.req('POST', '/api/inbound/webhook/nope', { key: null, ip, rawBody: 'x', headers: { 'content-type': 'text/plain' } })).status, 401);
       assert.equal((await h.req('GET', '/api/v1/alerts', { key: null, ip })).status, 401);
-      assertRateLimited(await h.ingest(integ.path, { title: 'blocked', severity: 'low' }, { ip }), 60, 'valid token');
-      assertRateLimited(await h.req('GET', '/api/v1/alerts', { key: org.key, ip }), 60, 'valid key');
-      assert.equal(await alertTotal(h, org), 0);
+      assertRateLimited(await h.req('GET', '/api/v1/alerts', { key: 'bad', ip }), 60, 'a REST failure after three ingest failures');
+      assert.equal((await h.ingest(integ.path, { title: 'fine', severity: 'low' }, { ip })).status, 200);
+    });
+
+    it('failures aimed at one key (its visible prefix) are limited from any address; valid keys keep working', async () => {
+      const org = await h.newOrg();
+      const made = await h.req('POST', '/api/v1/api-keys', { key: org.key, body: { name: 'target', scopes: ['alerts:read'] } });
+      const target = made.body.data;
+      assert.equal((await h.req('DELETE', `/api/v1/api-keys/${target.id}`, { key: org.key })).status, 204);
+      enterNextWindow(h, MINUTE, 30 * SECOND);
+      // The revoked key from ever new addresses: each address is far below its own limit.
+      for (let i = 0; i < PER_CREDENTIAL; i++) assert.equal((await h.req('GET', '/api/v1/alerts', { key: target.key, ip: `10.1.0.${i}` })).status, 401);
+      assertRateLimited(await h.req('GET', '/api/v1/alerts', { key: target.key, ip: '10.1.0.99' }), 30, 'the same revoked key from a fresh address');
+      assert.equal((await h.req('GET', '/api/v1/alerts', { key: generateKey('test'), ip: '10.1.0.98' })).status, 401, 'another key is another credential');
+      assert.equal((await h.req('GET', '/api/v1/alerts', { key: org.key, ip: '10.1.0.97' })).status, 200, 'valid keys are unaffected');
+
+      // A disabled integration's sender is told 401 (stop), not 429 (retry), however often it posts.
+      const disabled = await h.integration(org, { name: 'off', enabled: false });
+      for (let i = 0; i < 3 * PER_CREDENTIAL; i++) assert.equal((await h.ingest(disabled.path, { title: 'x', severity: 'low' }, { ip: `10.2.0.${i}` })).status, 401);
     });
 
     it('successful requests, 403s, 400s and 404s are not failures and do not reset the count', async () => {
@@ -337,7 +368,7 @@ for (const kind of STORE_KINDS) {
         assert.equal((await h.ingest(integ.path, {}, { ip })).status, 400);
       }
       assert.equal((await h.req('GET', '/api/v1/alerts', { key: null, ip })).status, 401, `failure ${LIMIT}`);
-      assertRateLimited(await h.req('GET', '/api/v1/alerts', { key: org.key, ip }), 60, `after ${LIMIT} failures`);
+      assertRateLimited(await h.req('GET', '/api/v1/alerts', { key: null, ip }), 60, `after ${LIMIT} failures`);
     });
   });
 }

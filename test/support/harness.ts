@@ -79,6 +79,7 @@ export async function startHarness(kind: StoreKind, env: Record<string, string> 
       RATE_LIMIT_INGEST_PER_MINUTE: '100000',
       RATE_LIMIT_API_KEYS_PER_DAY: '1000',
       RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '100000',
+      RATE_LIMIT_AUTH_FAILURES_PER_CREDENTIAL_PER_MINUTE: '100000',
       ...env,
     }),
     store: store.config,

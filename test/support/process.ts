@@ -22,6 +22,7 @@ export const BASE_ENV: Readonly<Record<string, string>> = {
   RATE_LIMIT_INGEST_PER_MINUTE: '1000000',
   RATE_LIMIT_API_KEYS_PER_DAY: '100000',
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '1000000',
+  RATE_LIMIT_AUTH_FAILURES_PER_CREDENTIAL_PER_MINUTE: '1000000',
 };
 
 /** Values set to undefined are left out, so a test can drop a default. */

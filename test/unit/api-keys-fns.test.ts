@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { generateKey, hashKey, isWellFormedKey, visiblePrefix } from '../../src/modules/api-keys/api-keys-fns.ts';
+import { generateKey, hashKey, isWellFormedKey, revocationRefusal, visiblePrefix } from '../../src/modules/api-keys/api-keys-fns.ts';
 
 describe('API key format', () => {
   it('has the environment prefix, a 32-character base62 secret and a checksum', () => {
@@ -32,5 +32,28 @@ describe('API key format', () => {
     assert.equal(hashKey(key), hashKey(key));
     assert.equal(visiblePrefix(key).length, 12);
     assert.ok(key.startsWith(visiblePrefix(key)));
+  });
+});
+
+describe('revocation rules', () => {
+  const owner = { id: 'owner', scopes: ['alerts:read', 'api_keys:write'] };
+  const admin2 = { id: 'admin2', scopes: ['api_keys:write'] };
+  const reader = { id: 'reader', scopes: ['alerts:read'] };
+  const byKey = (scopes: string[]) => ({ scopes: new Set(scopes), byKey: true });
+  const code = (r: ReturnType<typeof revocationRefusal>) => r?.code ?? null;
+
+  it('a key revokes only keys within its own scopes', () => {
+    assert.equal(code(revocationRefusal(reader, [owner, reader], byKey(['api_keys:write']))), 'FORBIDDEN');
+    assert.match(revocationRefusal(reader, [owner, reader], byKey(['api_keys:write']))?.message ?? '', /alerts:read/);
+    assert.equal(code(revocationRefusal(reader, [owner, reader], byKey(owner.scopes))), null);
+  });
+
+  it('the last usable api_keys:write key is refused to a key, allowed to a trusted caller or a signed-in owner', () => {
+    assert.equal(code(revocationRefusal(owner, [owner, reader], byKey(owner.scopes))), 'CONFLICT');
+    assert.equal(code(revocationRefusal(owner, [owner, admin2], byKey(owner.scopes))), null);
+    assert.equal(code(revocationRefusal(owner, [owner, reader], { scopes: null, byKey: false })), null);
+    assert.equal(code(revocationRefusal(owner, [owner, reader], { scopes: new Set(owner.scopes), byKey: false })), null);
+    // Missing scopes are named before the last-key rule is looked at.
+    assert.equal(code(revocationRefusal(owner, [owner], byKey(['api_keys:write']))), 'FORBIDDEN');
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { deriveFingerprint, normalize } from '../../src/modules/ingest/normalize-fns.ts';
+import { ALERT_LIMITS, deriveFingerprint, normalize } from '../../src/modules/ingest/normalize-fns.ts';
 
 describe('normalize (standard payload)', () => {
   const ok = (payload: unknown) => {
@@ -62,5 +62,27 @@ describe('normalize (standard payload)', () => {
     assert.deepEqual(errs([{ title: 't' }]), ['']);
     assert.deepEqual(errs({ title: 't', severity: 'low', source: 5, description: [] }), ['/source', '/description']);
     assert.deepEqual(errs({ title: 'x'.repeat(5000), severity: 'low' }), ['/title']);
+  });
+
+  it('bounds every field: at the limit accepted, one over refused with the path named', () => {
+    const L = ALERT_LIMITS;
+    const entries = (n: number, value = 'v') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, value]));
+    const base = { title: 't', severity: 'low' };
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string]> = [
+      ['title', { title: 'x'.repeat(L.text) }, { title: 'x'.repeat(L.text + 1) }, '/title'],
+      ['source', { source: 's'.repeat(L.text) }, { source: 's'.repeat(L.text + 1) }, '/source'],
+      ['description', { description: 'd'.repeat(L.description) }, { description: 'd'.repeat(L.description + 1) }, '/description'],
+      ['label count', { labels: entries(L.entries) }, { labels: entries(L.entries + 1) }, '/labels'],
+      ['annotation count', { annotations: entries(L.entries) }, { annotations: entries(L.entries + 1) }, '/annotations'],
+      ['label key', { labels: { ['k'.repeat(L.entryKey)]: 'v' } }, { labels: { ['k'.repeat(L.entryKey + 1)]: 'v' } }, `/labels/${'k'.repeat(32)}…`],
+      ['label value', { labels: { k: 'v'.repeat(L.entryValue) } }, { labels: { k: 'v'.repeat(L.entryValue + 1) } }, '/labels/k'],
+      ['annotation value', { annotations: { k: 'v'.repeat(L.entryValue) } }, { annotations: { k: 'v'.repeat(L.entryValue + 1) } }, '/annotations/k'],
+      ['labels as JSON', { labels: entries(3, 'v'.repeat(4000)) }, { labels: entries(5, 'v'.repeat(4000)) }, '/labels'],
+    ];
+    for (const [what, fits, over, path] of cases) {
+      ok({ ...base, ...fits });
+      assert.deepEqual(errs({ ...base, ...over }), [path], what);
+    }
+    assert.deepEqual(errs({ ...base, labels: { ['k'.repeat(100_000)]: 'v' } }), [`/labels/${'k'.repeat(32)}…`], 'a 100,000-character key is refused, named by its start');
   });
 });

@@ -43,8 +43,8 @@ export type AlertDetail = Static<typeof AlertDetail>;
 export const AlertList = listOf(Alert);
 export const AlertListQuery = Type.Object({
   ...PageQuery,
-  status: Type.Optional(Type.String({ description: 'Comma-separated statuses, e.g. `firing,acknowledged`.' })),
-  severity: Type.Optional(Type.String({ description: 'Comma-separated severities, e.g. `critical,high`.' })),
+  status: Type.Optional(Type.String({ maxLength: 200, description: `Comma-separated statuses (${STATUSES.join(', ')}), e.g. \`firing,acknowledged\`; an unknown value is 400.` })),
+  severity: Type.Optional(Type.String({ maxLength: 200, description: `Comma-separated severities (${SEVERITIES.join(', ')}), e.g. \`critical,high\`; an unknown value is 400.` })),
   source: Type.Optional(Type.String()),
   fingerprint: Type.Optional(Type.String()),
   integrationId: Type.Optional(Type.String()),

@@ -2,10 +2,10 @@ import type { Store } from '../../db/database.ts';
 import { actorFrom, type Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso, isoOrNull } from '../../lib/clock.ts';
-import { AppError, notFound } from '../../lib/errors.ts';
+import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
-import type { AlertStatus, Severity } from './alerts-fns.ts';
+import { SEVERITIES, STATUSES, type AlertStatus, type Severity } from './alerts-fns.ts';
 import type { AlertFilter, AlertListRow, AlertRow, AlertsRepo } from './alerts-repo.ts';
 import type { Alert, AlertDetail, AlertListQuery, BulkItem } from './alerts-schemas.ts';
 
@@ -17,8 +17,17 @@ const RULES: Record<Action, { to: 'acknowledged' | 'resolved'; from: AlertStatus
   resolve: { to: 'resolved', from: ['firing', 'suppressed', 'acknowledged'], noop: ['resolved'] },
 };
 
-const csv = (v: string | undefined): string[] | undefined =>
-  v === undefined ? undefined : v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+/**
+ * A comma-separated filter of known values (case-insensitive). An unknown value is a 400: a typo would
+ * otherwise match nothing and look like an empty list.
+ */
+function csv<T extends string>(field: string, v: string | undefined, allowed: readonly T[]): T[] | undefined {
+  if (v === undefined) return undefined;
+  const values = v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const unknown = values.filter((s) => !(allowed as readonly string[]).includes(s));
+  if (unknown.length > 0) throw invalid(`/${field}`, `unknown value ${JSON.stringify(unknown[0])}; must be a comma-separated list of ${allowed.join(', ')}`);
+  return values as T[];
+}
 
 export function alertsService(deps: { store: Store; repo: AlertsRepo; clock: Clock; cursors: CursorCodec }) {
   const { store, repo, clock, cursors } = deps;
@@ -58,8 +67,8 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; clock: Clo
       return [l.slice(0, i), l.slice(i + 1)];
     });
     const f: AlertFilter = { labels };
-    const status = csv(q.status);
-    const severity = csv(q.severity);
+    const status = csv('status', q.status, STATUSES);
+    const severity = csv('severity', q.severity, SEVERITIES);
     if (status) f.status = status;
     if (severity) f.severity = severity;
     if (q.source !== undefined) f.source = q.source;

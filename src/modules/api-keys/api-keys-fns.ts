@@ -67,3 +67,31 @@ export function sameHash(a: string, b: string): boolean {
 }
 
 export const visiblePrefix = (key: string): string => key.slice(0, VISIBLE_PREFIX_LENGTH);
+
+/** The key management scope: whoever holds it can mint and revoke keys. */
+export const KEY_ADMIN_SCOPE: Scope = 'api_keys:write';
+
+export interface KeyScopes {
+  id: string;
+  scopes: readonly string[];
+}
+
+/**
+ * Why a revocation must be refused, or null. A caller cannot revoke a key that holds a scope it lacks
+ * itself (or a narrow key could remove broader ones), and a key cannot revoke the organization's last
+ * usable key holding `api_keys:write`: nothing could then mint a key again. `callerScopes` null is a
+ * trusted caller (the CLI); `byKey` false is a signed-in owner, who may revoke the last one.
+ */
+export function revocationRefusal(
+  target: KeyScopes,
+  usable: readonly KeyScopes[],
+  caller: { scopes: ReadonlySet<string> | null; byKey: boolean },
+): { code: 'FORBIDDEN' | 'CONFLICT'; message: string } | null {
+  const missing = caller.scopes ? target.scopes.filter((s) => !caller.scopes?.has(s)) : [];
+  if (missing.length > 0) return { code: 'FORBIDDEN', message: `Cannot revoke a key holding scopes the calling key does not hold: ${missing.join(', ')}` };
+  const lastAdmin = target.scopes.includes(KEY_ADMIN_SCOPE) && !usable.some((k) => k.id !== target.id && k.scopes.includes(KEY_ADMIN_SCOPE));
+  if (caller.byKey && lastAdmin) {
+    return { code: 'CONFLICT', message: `This is the organization's last key holding ${KEY_ADMIN_SCOPE}; an API key cannot revoke it. Revoke it from the dashboard or with the alertflow CLI.` };
+  }
+  return null;
+}

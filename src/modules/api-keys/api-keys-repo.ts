@@ -16,6 +16,15 @@ export function apiKeysRepo() {
     page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
       keysetPage(active(db, orgId).selectAll(), limit, after).execute(),
     count: (db: Kysely<DB>, orgId: string) => countRows(active(db, orgId)),
+    /**
+     * The unrevoked keys' ids, scopes and expiry. With `lock` (PostgreSQL) the rows stay locked until the
+     * transaction ends, in id order, so concurrent revocations that check "is another key left?" queue
+     * instead of both passing; SQLite transactions take the write lock at BEGIN and are serial anyway.
+     */
+    activeForRevocation: (db: Kysely<DB>, orgId: string, lock: boolean) => {
+      const q = active(db, orgId).select(['id', 'scopes', 'expires_at']).orderBy('id');
+      return (lock ? q.forUpdate() : q).execute();
+    },
     /** Returns whether an unrevoked key of this organization was revoked. */
     revoke: async (db: Kysely<DB>, orgId: string, id: string, at: number): Promise<boolean> => {
       const r = await db.updateTable('api_keys').set({ revoked_at: at, updated_at: at })

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { actorOf, principalOf, spend, type Limits } from '../../http/auth.ts';
-import { apiSchema, IdParams } from '../../http/schemas.ts';
+import { apiSchema, conflictResponse, IdParams } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
 import { ApiKeyList, ApiKeyListQuery, CreateApiKeyBody, CreatedApiKey } from './api-keys-schemas.ts';
 import type { ApiKeysService } from './api-keys-service.ts';
@@ -34,10 +34,13 @@ export function apiKeysRoutes(app: Api, deps: { apiKeys: ApiKeysService; limits:
 
   app.delete('/api-keys/:id', {
     config: { scope: 'api_keys:write' },
-    schema: apiSchema({ scope: 'api_keys:write', tag: 'api-keys', summary: 'Revoke an API key', description: 'Takes effect at once: the next request with the key, on any instance, is 401.' },
-      { params: IdParams, response: { 204: Type.Null({ description: 'Revoked' }) } }),
+    schema: apiSchema({
+      scope: 'api_keys:write', tag: 'api-keys', summary: 'Revoke an API key',
+      description: 'Takes effect at once: the next request with the key, on any instance, is 401. A key can revoke only keys whose scopes it holds itself (403 otherwise), and cannot revoke the organization\'s last usable key holding `api_keys:write` (409 CONFLICT): the owner revokes that one from the dashboard or with the `alertflow` CLI.',
+    }, { params: IdParams, response: { 204: Type.Null({ description: 'Revoked' }), ...conflictResponse } }),
   }, async (req, reply) => {
-    await apiKeys.revoke(principalOf(req).orgId, actorOf(req), req.params.id);
+    const p = principalOf(req);
+    await apiKeys.revoke(p.orgId, actorOf(req), req.params.id, p.scopes);
     return reply.code(204).send(null);
   });
 }

@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import { generateKey, hashKey, isWellFormedKey, sameHash, visiblePrefix, type KeyEnv, type Scope } from './api-keys-fns.ts';
+import { generateKey, hashKey, isWellFormedKey, revocationRefusal, sameHash, visiblePrefix, type KeyEnv, type Scope } from './api-keys-fns.ts';
 import type { ApiKeyRow, ApiKeysRepo } from './api-keys-repo.ts';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from './api-keys-schemas.ts';
 
@@ -52,6 +52,12 @@ export function apiKeysService(deps: { store: Store; repo: ApiKeysRepo; audit: A
       return { orgId: row.org_id, keyId: row.id, actor: { type: 'api_key', id: row.id }, csrfToken: null, scopes: new Set(JSON.parse(row.scopes) as string[]) };
     },
 
+    /**
+     * What a failed key names, for the per-credential failure limit: a key of our shape is aimed at the
+     * key with its visible prefix (guesses at one key share it); anything else names nothing.
+     */
+    credentialOf: (key: string): string | null => (isWellFormedKey(key, env) ? `key:${visiblePrefix(key)}` : null),
+
     /** `callerScopes` null means a trusted caller (the CLI), which may grant any scope. */
     async create(orgId: string, actor: Actor, input: CreateApiKeyBody, callerScopes: ReadonlySet<string> | null, db: Kysely<DB> = store.db): Promise<CreatedApiKey> {
       const now = clock.now();
@@ -89,9 +95,20 @@ export function apiKeysService(deps: { store: Store; repo: ApiKeysRepo; audit: A
       return paginate(cursors, `${orgId}:api_keys`, query, (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), toApiKey);
     },
 
-    async revoke(orgId: string, actor: Actor, id: string): Promise<void> {
+    /**
+     * `callerScopes` null means a trusted caller (the CLI). The checks and the revocation run in one
+     * transaction over the locked key rows, so two keys revoking each other cannot both succeed.
+     */
+    async revoke(orgId: string, actor: Actor, id: string, callerScopes: ReadonlySet<string> | null): Promise<void> {
       await store.db.transaction().execute(async (trx) => {
-        if (!(await repo.revoke(trx, orgId, id, clock.now()))) throw notFound('API key');
+        const now = clock.now();
+        const keys = (await repo.activeForRevocation(trx, orgId, store.dialect === 'postgres'))
+          .map((k) => ({ id: k.id, scopes: JSON.parse(k.scopes) as string[], usable: k.expires_at === null || k.expires_at > now }));
+        const target = keys.find((k) => k.id === id);
+        if (!target) throw notFound('API key');
+        const refusal = revocationRefusal(target, keys.filter((k) => k.usable), { scopes: callerScopes, byKey: actor.type === 'api_key' });
+        if (refusal) throw new AppError(refusal.code, refusal.message);
+        if (!(await repo.revoke(trx, orgId, id, now))) throw notFound('API key');
         await audit.record(trx, { orgId, action: 'api_key.revoked', actor, target: { type: 'api_key', id } });
       });
     },

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { authFailed, checkAuthFailures, spend, type Limits } from '../../http/auth.ts';
+import { authFailed, spend, type Limits } from '../../http/auth.ts';
 import type { Api } from '../../http/types.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 import type { IntegrationsService } from '../integrations/integrations-service.ts';
@@ -24,20 +24,30 @@ function sentError(payload: unknown): { code: string; error: string; details: Ar
   }
 }
 
+const INGEST_PREFIX = '/api/inbound/webhook/';
+export const isIngestUrl = (url: string): boolean => url.startsWith(INGEST_PREFIX);
+
+/**
+ * The answer to an unknown or disabled token: 401, or 429 once the address passes its failure limit. A
+ * token names no credential to count against: tokens are random (nothing to aim guesses at), and a
+ * disabled integration's token is right, its sender only not yet reconfigured (a 429 would make tools
+ * such as Alertmanager retry where a 401 makes them stop).
+ */
+export const refuseIngestToken = (limits: Limits, ip: string): Promise<never> => authFailed(limits, ip, 'Invalid or disabled ingest token');
+
 export function ingestRoutes(app: Api, deps: { ingest: IngestService; integrations: IntegrationsService; limits: Limits }): void {
   const { ingest, integrations, limits } = deps;
-  app.post('/api/inbound/webhook/:token', {
+  app.post(`${INGEST_PREFIX}:token`, {
     // Not part of /api/v1: no entry in the OpenAPI description (interface §4.3).
     schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 200 }) }), response: { 200: IngestResponse } },
     // Token (401) and rate limit (429) come before the body is read: content type (415), size (413), JSON (400).
     onRequest: async (req, reply) => {
-      await checkAuthFailures(limits, req.ip);
       const { token } = req.params as { token: string };
       const integration = await integrations.byToken(token);
-      if (!integration) return authFailed(limits, req.ip, 'Invalid or disabled ingest token');
+      if (!integration) return refuseIngestToken(limits, req.ip);
       // Known from here on, so that even a refusal shows up in the integration's counters and log.
       req.integration = integration;
-      if (integration.enabled !== 1) return authFailed(limits, req.ip, 'Invalid or disabled ingest token');
+      if (integration.enabled !== 1) return refuseIngestToken(limits, req.ip);
       // Counted per integration, not per token string, so rotating a token keeps the same budget.
       await spend(limits.ingest, integration.id, reply);
     },

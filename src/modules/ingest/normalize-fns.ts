@@ -18,10 +18,24 @@ export interface NormalizedAlert {
 export type NormalizeResult = { ok: true; alert: NormalizedAlert } | { ok: false; errors: ErrorDetail[] };
 export type NormalizeManyResult = { ok: true; alerts: NormalizedAlert[] } | { ok: false; errors: ErrorDetail[] };
 
-const MAX_TEXT = 4096;
-const MAX_DESCRIPTION = 65_536;
-const MAX_KEY = 512;
-const MAX_ENTRIES = 200;
+/**
+ * Bounds of one alert, close to what PagerDuty (summary ≤ 1,024 characters) and Opsgenie (description
+ * ≤ 15,000 characters, bounded details) publish, so that one alert stays small in every list and email:
+ * a page of 100 alerts is at most a few MB whatever senders put in them.
+ */
+export const ALERT_LIMITS = Object.freeze({
+  /** `title` and `source`. */
+  text: 1024,
+  description: 15_000,
+  /** `fingerprint` and `dedup_key`. */
+  key: 512,
+  /** Entries of `labels`, and of `annotations`. */
+  entries: 64,
+  entryKey: 255,
+  entryValue: 4096,
+  /** `labels`, and `annotations`, each as JSON (UTF-8 bytes). */
+  mapBytes: 16 * 1024,
+});
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -79,7 +93,7 @@ export function normalize(payload: unknown, raw: unknown = payload): NormalizeRe
   const key = (field: string): string | null => {
     const v = payload[field];
     if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-    const s = text(field, MAX_KEY);
+    const s = text(field, ALERT_LIMITS.key);
     return s === '' ? null : s;
   };
   const choice = <T extends string>(field: string, allowed: readonly T[]): T | null => {
@@ -98,23 +112,33 @@ export function normalize(payload: unknown, raw: unknown = payload): NormalizeRe
       return {};
     }
     const entries = Object.entries(v);
-    if (entries.length > MAX_ENTRIES) errors.push({ path: `/${field}`, message: `must have at most ${MAX_ENTRIES} entries` });
+    if (entries.length > ALERT_LIMITS.entries) {
+      errors.push({ path: `/${field}`, message: `must have at most ${ALERT_LIMITS.entries} entries` });
+      return {};
+    }
     // A null-prototype object: keys such as "__proto__" stay plain data.
     const out: Record<string, string> = Object.create(null);
     for (const [k, val] of entries) {
-      if (typeof val === 'string') out[k] = val;
-      else if (typeof val === 'number' || typeof val === 'boolean') out[k] = String(val);
-      else if (val !== null) errors.push({ path: `/${field}/${k}`, message: 'must be a string, number or boolean' });
+      // The key itself may be huge: the path names its start only.
+      if (k.length > ALERT_LIMITS.entryKey) errors.push({ path: `/${field}/${k.slice(0, 32)}…`, message: `keys must be at most ${ALERT_LIMITS.entryKey} characters` });
+      else if (typeof val === 'string' || typeof val === 'number' || typeof val === 'boolean') {
+        const s = String(val);
+        if (s.length > ALERT_LIMITS.entryValue) errors.push({ path: `/${field}/${k}`, message: `must be at most ${ALERT_LIMITS.entryValue} characters` });
+        else out[k] = s;
+      } else if (val !== null) errors.push({ path: `/${field}/${k}`, message: 'must be a string, number or boolean' });
+    }
+    if (Buffer.byteLength(JSON.stringify(out)) > ALERT_LIMITS.mapBytes) {
+      errors.push({ path: `/${field}`, message: `must be at most ${ALERT_LIMITS.mapBytes / 1024} KiB as JSON` });
     }
     return out;
   };
 
   const status = choice('status', STATUSES) ?? 'firing';
-  const rawTitle = text('title', MAX_TEXT);
+  const rawTitle = text('title', ALERT_LIMITS.text);
   const title = rawTitle === null || rawTitle.trim() === '' ? null : rawTitle;
   const severity = choice('severity', SEVERITIES);
-  const source = text('source', MAX_TEXT);
-  const description = text('description', MAX_DESCRIPTION);
+  const source = text('source', ALERT_LIMITS.text);
+  const description = text('description', ALERT_LIMITS.description);
   const fingerprint = key('fingerprint');
   const dedupKey = key('dedup_key');
   const labels = map('labels');

@@ -22,6 +22,8 @@ const later = (column: 'last_alert_at' | 'last_rejected_at', at: number) =>
 
 export function integrationsRepo() {
   const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('integrations').where('org_id', '=', orgId);
+  const rejectionsOf = (db: Kysely<DB>, orgId: string, integrationId: string) =>
+    db.selectFrom('integration_rejections').where('org_id', '=', orgId).where('integration_id', '=', integrationId);
   return {
     insert: (db: Kysely<DB>, row: IntegrationRow) => db.insertInto('integrations').values(row).execute(),
     get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
@@ -50,9 +52,9 @@ export function integrationsRepo() {
         .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(REJECTIONS_KEPT);
       await db.deleteFrom('integration_rejections').where('integration_id', '=', row.integration_id).where('id', 'not in', keep).execute();
     },
-    rejections: (db: Kysely<DB>, orgId: string, integrationId: string) =>
-      db.selectFrom('integration_rejections').selectAll().where('org_id', '=', orgId).where('integration_id', '=', integrationId)
-        .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(REJECTIONS_KEPT).execute(),
+    rejectionsPage: (db: Kysely<DB>, orgId: string, integrationId: string, limit: number, after: Keyset | null) =>
+      keysetPage(rejectionsOf(db, orgId, integrationId).selectAll(), limit, after).execute(),
+    rejectionsCount: (db: Kysely<DB>, orgId: string, integrationId: string) => countRows(rejectionsOf(db, orgId, integrationId)),
     remove: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> => {
       await db.deleteFrom('integration_rejections').where('org_id', '=', orgId).where('integration_id', '=', id).execute();
       const r = await db.deleteFrom('integrations').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { actorOf, principalOf } from '../../http/auth.ts';
 import { apiSchema, IdParams } from '../../http/schemas.ts';
@@ -5,11 +6,15 @@ import type { Api } from '../../http/types.ts';
 import type { IngestService } from '../ingest/ingest-service.ts';
 import { PRESETS } from '../ingest/presets.ts';
 import {
-  CreateIntegrationBody, Integration, IntegrationList, IntegrationListQuery, PresetList, PreviewBody, PreviewResponse, RejectionList, UpdateIntegrationBody,
+  CreateIntegrationBody, Integration, IntegrationList, IntegrationListQuery, PresetList, PreviewBody, PreviewResponse, RejectionList, RejectionListQuery, UpdateIntegrationBody,
 } from './integrations-schemas.ts';
 import type { IntegrationsService } from './integrations-service.ts';
 
 const One = Type.Object({ data: Integration }, { additionalProperties: false });
+
+/** Only a caller that could rotate the token anyway sees it in full. */
+const reveals = (req: FastifyRequest): boolean => principalOf(req).scopes.has('integrations:write');
+const MASKED = 'Callers without `integrations:write` get `token` and `ingestUrl` masked: only the last 4 characters of the token are shown (`…Ab3x`).';
 
 export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsService; ingest: IngestService }): void {
   const { integrations, ingest } = deps;
@@ -18,8 +23,8 @@ export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsS
 
   app.get('/integrations', {
     config: { scope: read.scope },
-    schema: apiSchema({ ...read, summary: 'List integrations' }, { querystring: IntegrationListQuery, response: { 200: IntegrationList } }),
-  }, (req) => integrations.list(principalOf(req).orgId, { limit: req.query.limit ?? 25, cursor: req.query.cursor }));
+    schema: apiSchema({ ...read, summary: 'List integrations', description: MASKED }, { querystring: IntegrationListQuery, response: { 200: IntegrationList } }),
+  }, (req) => integrations.list(principalOf(req).orgId, { limit: req.query.limit ?? 25, cursor: req.query.cursor }, reveals(req)));
 
   app.post('/integrations', {
     config: { scope: write.scope },
@@ -35,8 +40,8 @@ export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsS
 
   app.get('/integrations/:id', {
     config: { scope: read.scope },
-    schema: apiSchema({ ...read, summary: 'Get an integration' }, { params: IdParams, response: { 200: One } }),
-  }, async (req) => ({ data: await integrations.get(principalOf(req).orgId, req.params.id) }));
+    schema: apiSchema({ ...read, summary: 'Get an integration', description: MASKED }, { params: IdParams, response: { 200: One } }),
+  }, async (req) => ({ data: await integrations.get(principalOf(req).orgId, req.params.id, reveals(req)) }));
 
   for (const method of ['PUT', 'PATCH'] as const) {
     app.route({
@@ -72,9 +77,9 @@ export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsS
     schema: apiSchema({
       ...read,
       summary: 'Recently refused payloads',
-      description: 'The last 50 payloads this integration refused, newest first, with the error the sender got — to see why a sender\'s alerts are not arriving. Repeated 401 (disabled) and 429 refusals are logged once a minute; all are counted in `rejectedCount`.',
-    }, { params: IdParams, response: { 200: RejectionList } }),
-  }, async (req) => ({ data: await integrations.rejections(principalOf(req).orgId, req.params.id) }));
+      description: 'The last 50 payloads this integration refused, newest first and paged like every list, with the error the sender got — to see why a sender\'s alerts are not arriving. Repeated 401 (disabled) and 429 refusals are logged once a minute; all are counted in `rejectedCount`.',
+    }, { params: IdParams, querystring: RejectionListQuery, response: { 200: RejectionList } }),
+  }, (req) => integrations.rejections(principalOf(req).orgId, req.params.id, { limit: req.query.limit ?? 25, cursor: req.query.cursor }));
 
   app.delete('/integrations/:id', {
     config: { scope: write.scope },

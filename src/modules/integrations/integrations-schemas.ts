@@ -37,8 +37,8 @@ export const Integration = Type.Object(
     name: Type.String(),
     preset: StringEnum(PRESET_NAMES, { description: 'Built-in mapping used while `mapping` is null. See GET /integrations/presets.' }),
     enabled: Type.Boolean(),
-    token: Type.String({ description: 'Ingest token: the only credential of the ingest URL. Treat it as a secret.' }),
-    ingestUrl: Type.String({ description: 'POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`.' }),
+    token: Type.String({ description: 'Ingest token: the only credential of the ingest URL. Treat it as a secret. Shown in full only to callers holding `integrations:write`; others see `…` and its last 4 characters.' }),
+    ingestUrl: Type.String({ description: 'POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`. Masked like `token` for callers without `integrations:write`.' }),
     mapping: Nullable(Mapping),
     clientId: Nullable(Type.String({ description: 'Alerts from this integration belong to this client unless their `labels.client` names another.' })),
     lastAlertAt: Nullable({ ...Timestamp, description: 'When a payload was last accepted.' }),
@@ -112,7 +112,8 @@ export const Rejection = Type.Object(
   { additionalProperties: false },
 );
 export type Rejection = Static<typeof Rejection>;
-export const RejectionList = Type.Object({ data: Type.Array(Rejection) }, { additionalProperties: false });
+export const RejectionList = listOf(Rejection);
+export const RejectionListQuery = Type.Object(PageQuery);
 
 export const Preset = Type.Object(
   {

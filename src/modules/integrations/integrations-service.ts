@@ -15,6 +15,7 @@ import { isoOrNull } from '../../lib/clock.ts';
 import { checkMapping } from '../ingest/mapping-fns.ts';
 import type { ClientsRepo } from '../clients/clients-repo.ts';
 import type { DeliveryStats } from './delivery-stats.ts';
+import { maskToken } from './integrations-fns.ts';
 import type { IntegrationRow, IntegrationsRepo, RejectionRow } from './integrations-repo.ts';
 import type { CreateIntegrationBody, Integration, Mapping, Rejection, UpdateIntegrationBody } from './integrations-schemas.ts';
 
@@ -36,8 +37,13 @@ export function integrationsService(deps: {
 }) {
   const { store, repo, clients, audit, stats, clock, cursors, baseUrl } = deps;
 
-  const toIntegration = (r: IntegrationRow): Integration => {
+  /**
+   * `reveal`: the caller holds `integrations:write`. The token is the ingest credential (it can resolve,
+   * acknowledge and suppress alerts), so readers get it masked.
+   */
+  const toIntegration = (r: IntegrationRow, reveal: boolean): Integration => {
     const d = stats.unflushed(r.id);
+    const token = reveal ? r.token : maskToken(r.token);
     const lastAlertAt = Math.max(r.last_alert_at ?? 0, d?.lastAlertAt ?? 0);
     const lastRejectedAt = Math.max(r.last_rejected_at ?? 0, d?.lastRejectedAt ?? 0);
     return {
@@ -45,8 +51,8 @@ export function integrationsService(deps: {
       name: r.name,
       preset: r.preset,
       enabled: r.enabled === 1,
-      token: r.token,
-      ingestUrl: `${baseUrl}/api/inbound/webhook/${r.token}`,
+      token,
+      ingestUrl: `${baseUrl}/api/inbound/webhook/${token}`,
       mapping: r.mapping === null ? null : store.readJson<Mapping>(r.mapping),
       clientId: r.client_id,
       lastAlertAt: lastAlertAt === 0 ? null : iso(lastAlertAt),
@@ -112,18 +118,18 @@ export function integrationsService(deps: {
         await repo.insert(trx, row);
         await audit.record(trx, { orgId, action: 'integration.created', actor, target: { type: 'integration', id: row.id }, metadata: { name: row.name } });
       });
-      return toIntegration(row);
+      return toIntegration(row, true);
     },
 
-    get: (orgId: string, id: string): Promise<Integration> => stats.consistent(async () => {
+    get: (orgId: string, id: string, reveal: boolean): Promise<Integration> => stats.consistent(async () => {
       const row = await repo.get(store.db, orgId, id);
       if (!row) throw notFound('Integration');
-      return toIntegration(row);
+      return toIntegration(row, reveal);
     }),
 
-    list(orgId: string, query: { limit: number; cursor?: string | undefined }): Promise<Page<Integration>> {
+    list(orgId: string, query: { limit: number; cursor?: string | undefined }, reveal: boolean): Promise<Page<Integration>> {
       return stats.consistent(() => paginate(cursors, `${orgId}:integrations`, query,
-        (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), toIntegration));
+        (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), (r) => toIntegration(r, reveal)));
     },
 
     async update(orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody): Promise<Integration> {
@@ -141,7 +147,7 @@ export function integrationsService(deps: {
         await audit.record(trx, { orgId, action: 'integration.updated', actor, target: { type: 'integration', id }, metadata: { changed: Object.keys(input) } });
         return updated;
       });
-      return toIntegration(row);
+      return toIntegration(row, true);
     },
 
     async remove(orgId: string, actor: Actor, id: string): Promise<void> {
@@ -159,7 +165,7 @@ export function integrationsService(deps: {
         await audit.record(trx, { orgId, action: 'integration.token_rotated', actor, target: { type: 'integration', id } });
         return updated;
       });
-      return toIntegration(row);
+      return toIntegration(row, true);
     },
 
     /** The integration behind an ingest token, enabled or not (a disabled one's refusals are logged). */
@@ -193,9 +199,10 @@ export function integrationsService(deps: {
       });
     },
 
-    async rejections(orgId: string, id: string): Promise<Rejection[]> {
+    async rejections(orgId: string, id: string, query: { limit: number; cursor?: string | undefined }): Promise<Page<Rejection>> {
       if (!(await repo.get(store.db, orgId, id))) throw notFound('Integration');
-      return (await repo.rejections(store.db, orgId, id)).map(toRejection);
+      return paginate(cursors, `${orgId}:rejections:${id}`, query,
+        (after) => repo.rejectionsPage(store.db, orgId, id, query.limit, after), () => repo.rejectionsCount(store.db, orgId, id), toRejection);
     },
   };
 }
