@@ -60,6 +60,7 @@ export async function buildApp(c: Container, log: Logger) {
 
   app.setErrorHandler((err, req, reply) => {
     const e = toAppError(err);
+    if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ error: errorSummary(err), method: req.method }, 'store unavailable');
     if (e.code === 'INTERNAL_ERROR') req.log.error({ error: errorSummary(err), url: redactUrl(req.url), method: req.method, orgId: req.principal?.orgId ?? req.integration?.org_id }, 'request failed');
     if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
     return reply.code(e.status).send(errorBody(e));

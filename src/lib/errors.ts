@@ -8,7 +8,8 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
-  | 'INTERNAL_ERROR';
+  | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE';
 
 /** The one status table: every error code maps to exactly one HTTP status. */
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
@@ -22,6 +23,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 export interface ErrorDetail {
@@ -32,7 +34,7 @@ export interface ErrorDetail {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | null;
-  /** Seconds until a rate-limit window resets; only for RATE_LIMITED. */
+  /** Seconds to wait before retrying: until a rate-limit window resets (RATE_LIMITED), or SERVICE_UNAVAILABLE's pause. */
   readonly retryAfter: number | undefined;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetail[] | null = null, retryAfter?: number) {

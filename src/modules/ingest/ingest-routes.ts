@@ -45,7 +45,8 @@ export function ingestRoutes(app: Api, deps: { ingest: IngestService; integratio
       const integration = req.integration;
       if (!integration) return payload;
       if (reply.statusCode < 300) integrations.accepted(integration);
-      else {
+      // A store that is down refused nothing of the sender's, and could not take the log entry anyway.
+      else if (reply.statusCode !== 503) {
         const body = req.body !== undefined ? JSON.stringify(req.body) : (req.invalidBody ?? null);
         await integrations.rejected(integration, reply.statusCode, sentError(payload), body);
       }
