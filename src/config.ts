@@ -25,6 +25,8 @@ export interface Config {
     readonly apiKeysPerDay: number;
     readonly authFailuresPerMinute: number;
   };
+  /** Bearer token of `GET /metrics` (`METRICS_TOKEN`); unset, the endpoint does not exist. */
+  readonly metricsToken: string | undefined;
   /** Which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
   readonly trustProxy: boolean | number | string[];
   /** Commit concurrent ingest requests in one transaction (SQLite group commit). */
@@ -98,6 +100,14 @@ function trustProxy(env: Env): boolean | number | string[] {
   return list;
 }
 
+/** `METRICS_TOKEN`: long enough that guessing it is hopeless. */
+function metricsToken(env: Env): string | undefined {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\S{16,}$/.test(raw)) throw new ConfigError('METRICS_TOKEN must be at least 16 characters without spaces');
+  return raw;
+}
+
 /** `SMTP_FROM`: `address@host` or `Name <address@host>`, on one line. */
 function smtpFrom(env: Env): string {
   const raw = env.SMTP_FROM?.trim();
@@ -164,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
       authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
     }),
     trustProxy: trustProxy(env),
+    metricsToken: metricsToken(env),
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
     suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),
     jobs: {

@@ -17,8 +17,11 @@ import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
 import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
+import type { Role } from '../server.ts';
 import { restAuth } from './auth.ts';
 import { errorBody, toAppError } from './errors.ts';
+import { observability } from './observability.ts';
+import { opsRoutes } from './ops-routes.ts';
 import { documentErrors } from './schemas.ts';
 import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
 import { validatorCompiler } from './validation.ts';
@@ -31,7 +34,7 @@ export const API_VERSION = '0.1.0';
 /** The ingest token is a credential: it never reaches a log line. */
 const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/webhook\/)[^/?#]+/, '$1[redacted]');
 
-export async function buildApp(c: Container, log: Logger) {
+export async function buildApp(c: Container, log: Logger, opts: { role?: Role } = {}) {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -88,15 +91,10 @@ export async function buildApp(c: Container, log: Logger) {
     },
   });
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await c.store.ping();
-      return { status: 'ready' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' });
-    }
-  });
+  observability(app, c.metrics);
+  opsRoutes(app, c);
+  // A worker answers only what its supervisor and Prometheus ask; the API is another process's job.
+  if (opts.role === 'worker') return app;
 
   // A change that committed may have written alert events (database triggers): relay them now, not at the next poll.
   app.addHook('onResponse', async (req, reply) => {

@@ -109,7 +109,8 @@ export async function startHarness(kind: StoreKind, env: Record<string, string> 
     const r = await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined && { payload }), remoteAddress: opts.ip ?? '127.0.0.1' });
     openapi.check(method, url, r.statusCode, r.body);
     let body: unknown = null;
-    if (r.body !== '') body = JSON.parse(r.body);
+    // Everything is JSON but the Prometheus text of /metrics.
+    if (r.body !== '') body = String(r.headers['content-type']).startsWith('text/plain') ? r.body : JSON.parse(r.body);
     return { status: r.statusCode, headers: r.headers, body, raw: r.body };
   };
 

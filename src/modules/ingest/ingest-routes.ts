@@ -24,9 +24,12 @@ function sentError(payload: unknown): { code: string; error: string; details: Ar
   }
 }
 
+/** The ingest route's pattern: what logs and metrics name it by (the URL itself holds the token). */
+export const INGEST_ROUTE = '/api/inbound/webhook/:token';
+
 export function ingestRoutes(app: Api, deps: { ingest: IngestService; integrations: IntegrationsService; limits: Limits }): void {
   const { ingest, integrations, limits } = deps;
-  app.post('/api/inbound/webhook/:token', {
+  app.post(INGEST_ROUTE, {
     // Not part of /api/v1: no entry in the OpenAPI description (interface §4.3).
     schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 200 }) }), response: { 200: IngestResponse } },
     // Token (401) and rate limit (429) come before the body is read: content type (415), size (413), JSON (400).
