@@ -41,6 +41,9 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     bodyLimit: BODY_LIMIT,
     trustProxy: typeof c.config.trustProxy === 'number' ? trustHops(c.config.trustProxy) : c.config.trustProxy,
     forceCloseConnections: 'idle',
+    // A request that reached us before shutdown is served (its transaction commits before the store closes),
+    // not answered with Fastify's own 503 outside our envelope.
+    return503OnClosing: false,
     // Errors the router raises before any route runs get the same envelope as every other error.
     frameworkErrors: (err, _req, reply) => {
       const e = toAppError(err);
