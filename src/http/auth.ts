@@ -50,6 +50,11 @@ export async function authFailed(limits: Limits, ip: string, message: string): P
   throw new AppError('UNAUTHORIZED', message);
 }
 
+/** The credential of an `Authorization: Bearer <credential>` header, if the header has that form. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+}
+
 export const principalOf = (req: FastifyRequest): Principal => {
   if (!req.principal) throw new AppError('UNAUTHORIZED', 'Authentication required');
   return req.principal;
@@ -67,10 +72,9 @@ export function restAuth(deps: { apiKeys: ApiKeysService; limits: Limits; audit:
     async onRequest(req: FastifyRequest, reply: FastifyReply): Promise<void> {
       if (!req.routeOptions.config.scope) return;
       await checkAuthFailures(limits, req.ip);
-      const header = req.headers.authorization;
-      const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-      if (!match) return authFailed(limits, req.ip, 'Missing or malformed Authorization header; expected "Bearer <API key>"');
-      const principal = await apiKeys.authenticate(match[1] as string);
+      const token = bearerToken(req.headers.authorization);
+      if (token === undefined) return authFailed(limits, req.ip, 'Missing or malformed Authorization header; expected "Bearer <API key>"');
+      const principal = await apiKeys.authenticate(token);
       if (!principal) return authFailed(limits, req.ip, 'Invalid, expired or revoked API key');
       req.principal = principal;
       await spend(limits.api, principal.orgId, reply);

@@ -1,6 +1,7 @@
 import type { Container } from '../container.ts';
-import { bearerMatches } from '../infra/metrics.ts';
+import { sameToken } from '../infra/metrics.ts';
 import { AppError } from '../lib/errors.ts';
+import { bearerToken } from './auth.ts';
 import type { Api } from './types.ts';
 
 /**
@@ -21,7 +22,7 @@ export function opsRoutes(app: Api, c: Pick<Container, 'store' | 'metrics' | 'co
   const token = c.config.metricsToken;
   if (token === undefined) return;
   app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
-    if (!bearerMatches(req.headers.authorization, token)) throw new AppError('UNAUTHORIZED', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"');
+    if (!sameToken(bearerToken(req.headers.authorization), token)) throw new AppError('UNAUTHORIZED', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"');
     const { contentType, body } = await c.metrics.render();
     return reply.type(contentType).send(body);
   });
