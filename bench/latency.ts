@@ -66,6 +66,8 @@ interface Options {
   serverEnv: Record<string, string>;
   /** Keep smtp-server's 100 ms greeting pause (see greetAtOnce). */
   smtpGreetingDelay: boolean;
+  /** The server as `--role api` plus a second process `--role worker` running the jobs. */
+  workerProcess: boolean;
   /** Writes every alert's times (JSON lines) to DIR/latency-<store>.jsonl. */
   dumpDir: string | undefined;
   /** Profiles the server (`--cpu-prof`); the .cpuprofile is written when it stops. */
@@ -74,7 +76,7 @@ interface Options {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nUsage: npm run bench:latency -- [--store sqlite|postgres] [--alerts N] [--rate N] [--services N] [--deadline SECONDS] [--server-env NAME=VALUE]... [--smtp-greeting-delay] [--dump DIR] [--cpu-prof DIR] [--write-docs|--no-docs]\n`);
+  process.stderr.write(`bench: ${message}\nUsage: npm run bench:latency -- [--store sqlite|postgres] [--alerts N] [--rate N] [--services N] [--deadline SECONDS] [--server-env NAME=VALUE]... [--smtp-greeting-delay] [--worker-process] [--dump DIR] [--cpu-prof DIR] [--write-docs|--no-docs]\n`);
   process.exit(2);
 }
 
@@ -95,6 +97,7 @@ function readOptions(argv: string[]): Options {
         deadline: { type: 'string' },
         'server-env': { type: 'string', multiple: true },
         'smtp-greeting-delay': { type: 'boolean' },
+        'worker-process': { type: 'boolean' },
         dump: { type: 'string' },
         'cpu-prof': { type: 'string' },
         'write-docs': { type: 'boolean' },
@@ -117,7 +120,7 @@ function readOptions(argv: string[]): Options {
   const services = positiveInt(values.services, 'services', DEFAULT_SERVICES);
   const smtpGreetingDelay = values['smtp-greeting-delay'] === true;
   const full = store === 'both' && alerts === DEFAULT_ALERTS && rate === DEFAULT_RATE && services === DEFAULT_SERVICES
-    && Object.keys(serverEnv).length === 0 && !smtpGreetingDelay && values['cpu-prof'] === undefined;
+    && Object.keys(serverEnv).length === 0 && !smtpGreetingDelay && values['cpu-prof'] === undefined && values['worker-process'] !== true;
   return {
     stores: store === 'both' ? ['sqlite', 'postgres'] : [store as StoreKind],
     alerts,
@@ -126,6 +129,7 @@ function readOptions(argv: string[]): Options {
     deadlineSeconds: positiveInt(values.deadline, 'deadline', DEFAULT_DEADLINE_SECONDS),
     serverEnv,
     smtpGreetingDelay,
+    workerProcess: values['worker-process'] === true,
     dumpDir: values.dump === undefined ? undefined : path.resolve(values.dump),
     cpuProfDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
     writeDocs: values['no-docs'] === true ? false : values['write-docs'] === true || full,
@@ -283,6 +287,7 @@ interface LatencyRun {
   deadlineSeconds: number;
   serverEnv: Record<string, string>;
   smtpGreetingDelay: boolean;
+  workerProcess: boolean;
   /** The server's main thread while the alerts were sent: shares of samples running (or runnable), in disk wait, idle. */
   mainThread: ThreadStates;
   /** Server CPU time (all threads) per alert, ms, from the first send to the end. */
@@ -472,7 +477,10 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
       const user = await cliJson<{ user: { id: string; email: string } }>(['user', 'add', '--org', org.org.id, '--email', 'oncall@bench.example.com', '--name', 'On Call', '--json'], env);
       const key = org.apiKey;
 
-      const server = await startServer(env, [...SERVER_NODE_FLAGS, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])]);
+      const server = await startServer(env, [...SERVER_NODE_FLAGS, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])], opts.workerProcess ? ['--role', 'api'] : []);
+      // The measured server answers ingest and the API; with --worker-process the jobs run in a second process.
+      const worker = opts.workerProcess ? await startServer(env, SERVER_NODE_FLAGS, ['--role', 'worker']) : undefined;
+      if (worker) log(`${kind}: worker pid ${worker.pid}`);
       log(`${kind}: server pid ${server.pid} listening on ${HOST}:${server.port}; SMTP sink :${smtp.port}, HTTP sink :${web.port}`);
       try {
         const schedule = await api<{ data: { id: string } }>(server, 'POST', '/api/v1/schedules', key, {
@@ -570,7 +578,7 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
         notes.push(incidentNote + (incidents.data.length === Math.min(opts.services, expected) && inIncidents === expected && assigned === incidents.data.length ? '' : ' — MISMATCH'));
 
         result = {
-          kind, machine: info, startedAt, load1, waitedForQuiet, alerts: opts.alerts, rate: opts.rate, services: opts.services, deadlineSeconds: opts.deadlineSeconds, mainThread, serverCpuMsPerAlert: (cpuUse.server * (measureEnd - measureStart)) / Math.max(1, sent.length), serverEnv: opts.serverEnv, smtpGreetingDelay: opts.smtpGreetingDelay,
+          kind, machine: info, startedAt, load1, waitedForQuiet, alerts: opts.alerts, rate: opts.rate, services: opts.services, deadlineSeconds: opts.deadlineSeconds, mainThread, serverCpuMsPerAlert: (cpuUse.server * (measureEnd - measureStart)) / Math.max(1, sent.length), serverEnv: opts.serverEnv, smtpGreetingDelay: opts.smtpGreetingDelay, workerProcess: opts.workerProcess,
           achievedRate, sendLag: stats(sent.map((s) => s.sentAt - s.due)), ingestErrors,
           ingest: stats(sent.filter((s) => s.answeredAt !== undefined).map((s) => (s.answeredAt as number) - s.sentAt)),
           email, webhook, stages, drainSeconds, deliveriesPerSecond, cpu: cpuUse, notes, shutdown,
@@ -579,6 +587,7 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
         shutdown = await stopServer(server.child);
         if (result) result.shutdown = shutdown;
         await server.release();
+        if (worker) await worker.release();
         if (shutdown !== 'exit 0') notes.push(`server shutdown on SIGTERM: ${shutdown} (expected exit 0)`);
         if (server.tail.some((l) => /"level":(50|60)/.test(l))) notes.push(`server logged errors; last lines:\n${server.tail.join('\n')}`);
       }
@@ -628,7 +637,7 @@ function storeSection(run: LatencyRun): string {
   const c = run.cpu;
   const lines = [
     `Run ${run.startedAt} at commit ${m.revision} — ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB.toFixed(1)} GiB RAM, ${m.kernel}; Node ${m.node}; SQLite ${m.sqlite} (node:sqlite); PostgreSQL server ${m.postgres}.`,
-    `${fmt(run.alerts)} new alerts sent open-loop at ${fmt(run.rate)}/s (achieved ${fmt(run.achievedRate, 1)}/s; sends behind schedule p99 ${ms(run.sendLag, 'p99')} ms, max ${ms(run.sendLag, 'max')} ms), labels.service over ${run.services} services; ${storeTitle(run.kind)} store; server with ${extra ? `${extra} (otherwise the defaults: ${JOB_DEFAULTS})` : `the default ${JOB_DEFAULTS}`}. `
+    `${fmt(run.alerts)} new alerts sent open-loop at ${fmt(run.rate)}/s (achieved ${fmt(run.achievedRate, 1)}/s; sends behind schedule p99 ${ms(run.sendLag, 'p99')} ms, max ${ms(run.sendLag, 'max')} ms), labels.service over ${run.services} services; ${storeTitle(run.kind)} store; server with ${extra ? `${extra} (otherwise the defaults: ${JOB_DEFAULTS})` : `the default ${JOB_DEFAULTS}`}${run.workerProcess ? ', as `--role api` with the jobs in a second process `--role worker` (the CPU and main-thread figures are the API process\'s)' : ''}. `
       + `While sending, the server's main thread was running ${pct(run.mainThread.running)}, waiting for the disk ${pct(run.mainThread.diskWait)} and idle ${pct(run.mainThread.idle)} of the time (${run.mainThread.samples} samples from /proc); server CPU ${fmt(run.serverCpuMsPerAlert, 1)} ms per alert. `
       + `load1 at start ${run.load1.toFixed(2)}${run.waitedForQuiet > 2.5 ? ` (after waiting ${run.waitedForQuiet.toFixed(0)} s for a quieter machine)` : ''}; CPU cores from the first send to the end: server ${c.server.toFixed(2)} / bench ${c.client.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / other ${c.other.toFixed(2)} / irq+steal ${(c.irq + c.steal).toFixed(2)}.`,
     '',

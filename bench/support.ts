@@ -336,8 +336,8 @@ export function childEnv(databaseUrl: string): NodeJS.ProcessEnv {
   };
 }
 
-export async function startServer(env: NodeJS.ProcessEnv, nodeFlags: string[]): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeFlags, 'src/cli/main.ts', 'serve'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServer(env: NodeJS.ProcessEnv, nodeFlags: string[], serveArgs: string[] = []): Promise<Server> {
+  const child = spawn(process.execPath, [...nodeFlags, 'src/cli/main.ts', 'serve', ...serveArgs], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   liveChildren.add(child);
   child.once('exit', () => liveChildren.delete(child));
   const tail: string[] = [];

@@ -37,6 +37,8 @@ export interface Config {
   };
   /** The built dashboard (`web/dist`), served at `/` when it exists. */
   readonly dashboardDir: string;
+  /** Bearer token of `GET /metrics` (`METRICS_TOKEN`); unset, the endpoint does not exist. */
+  readonly metricsToken: string | undefined;
   /** Which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
   readonly trustProxy: boolean | number | string[];
   /** Commit concurrent ingest requests in one transaction (SQLite group commit). */
@@ -108,6 +110,14 @@ function trustProxy(env: Env): boolean | number | string[] {
     }
   }
   return list;
+}
+
+/** `METRICS_TOKEN`: long enough that guessing it is hopeless. */
+function metricsToken(env: Env): string | undefined {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\S{16,}$/.test(raw)) throw new ConfigError('METRICS_TOKEN must be at least 16 characters without spaces');
+  return raw;
 }
 
 /** `SMTP_FROM`: `address@host` or `Name <address@host>`, on one line. */
@@ -184,6 +194,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     dashboardDir: path.resolve(env.DASHBOARD_DIR || fileURLToPath(new URL('../web/dist', import.meta.url))),
     trustProxy: trustProxy(env),
+    metricsToken: metricsToken(env),
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
     suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),
     jobs: {

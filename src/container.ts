@@ -11,6 +11,7 @@ import { eventRelay, type AlertEvent } from './modules/automation/event-relay.ts
 import { workflowRunner, type DeliveryJob } from './modules/automation/workflow-runner.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
 import { incidentsService } from './modules/incidents/incidents-service.ts';
+import { createMetrics } from './infra/metrics.ts';
 import { limiterFactory } from './infra/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { errorSummary } from './lib/logger.ts';
@@ -53,10 +54,13 @@ const JOB_STOP_TIMEOUT_MS = 10_000;
 const SIGN_IN_WINDOW_SECONDS = 900;
 
 /** The composition root: the one place that picks implementations and wires dependencies. */
-export async function createContainer(config: Config, opts: { log: Logger; clock?: Clock }) {
+export async function createContainer(config: Config, opts: { log: Logger; clock?: Clock; workers?: boolean }) {
   const clock = opts.clock ?? systemClock;
   const log = opts.log;
+  // Job workers, the relay and the sweepers run here unless the caller (a role, a one-shot command) says otherwise.
+  const workers = opts.workers ?? config.jobs.workers;
   const { store } = await openMigratedStore(config.store);
+  const metrics = createMetrics({ store, now: () => Date.now() });
   const cursors = new CursorCodec(await serverSecret(store));
 
   // Loaded only when configured: a single instance on the embedded store needs no Redis client.
@@ -101,7 +105,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const suppressionRows = suppressionRepo(store);
   const ingest = ingestService({ store, alerts: alertRows, clients: clientRows, suppression: suppressionRows, clock, batchMax: config.ingestBatchMax });
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
-  const sweeper = suppression.startSweeper(config.suppressionSweepSeconds * 1000);
+  const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
   const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const notifications = notificationsService({
@@ -109,17 +113,18 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
     // The on-call user's email when the email is sent.
     onCallEmail: async (orgId, scheduleId, at) => (await schedules.currentOnCall(orgId, scheduleId, at))?.email ?? null,
+    onAttempt: metrics.delivery,
   });
   const incidents = incidentsService({ store, repo: incidentsRepo(), clock, cursors });
 
   // Follow-up work of alert changes: the outbox relay feeds the queue, the runner runs workflows and deliveries.
   const timing = { pollMs: config.jobs.pollMs, leaseMs: config.jobs.leaseSeconds * 1000, concurrency: config.jobs.concurrency };
   const queue = store.dialect === 'postgres' && config.store.kind === 'postgres'
-    ? await pgBossQueue({ url: config.store.url, log, timing })
+    ? await pgBossQueue({ url: config.store.url, log, timing, supervise: workers })
     : sqliteQueue({ store, log, timing });
   const relay = eventRelay({ store, queue, log, pollMs: config.jobs.pollMs });
   const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, queue, clock, log });
-  if (config.jobs.workers) {
+  if (workers) {
     await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data));
     await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data));
     relay.start();
@@ -129,6 +134,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     config,
     clock,
     store,
+    metrics,
     limits,
     audit,
     workflows,
@@ -154,7 +160,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     async close(): Promise<void> {
       await relay.stop();
       await queue.stop(JOB_STOP_TIMEOUT_MS);
-      await sweeper.stop();
+      await sweeper?.stop();
       mailer?.close();
       await audit.close();
       await stats.close();

@@ -5,13 +5,15 @@ import { openMigratedStore } from '../db/migrations.ts';
 import { AppError } from '../lib/errors.ts';
 import { createLogger, errorSummary } from '../lib/logger.ts';
 import { ROLES, type Role } from '../modules/users/users-schemas.ts';
-import { startServer } from '../server.ts';
+import { SCOPES, type Scope } from '../modules/api-keys/api-keys-fns.ts';
+import { SERVER_ROLES, startServer, type Role as ServerRole } from '../server.ts';
 
 const USAGE = `Usage:
-  alertflow serve
-  alertflow migrate
+  alertflow serve [--role all|api|worker]
+  alertflow migrate [--json]
   alertflow org create --name NAME [--owner-email E --owner-password P] --json
-  alertflow user add --org ORG_ID --email E --name N [--role owner|admin|member] [--password P] --json`;
+  alertflow user add --org ORG_ID --email E --name N [--role owner|admin|member] [--password P] --json
+  alertflow key create --org ORG_ID --scopes SCOPE,SCOPE|all --name NAME --json`;
 
 class UsageError extends Error {}
 
@@ -33,8 +35,12 @@ function print(json: boolean, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
+/**
+ * A one-shot command's container: no job workers, relay or sweepers (they would do other organizations' work
+ * from a CLI), and logs on stderr, so stdout holds only the command's output.
+ */
 async function withContainer<T>(config: Config, fn: (c: Awaited<ReturnType<typeof createContainer>>) => Promise<T>): Promise<T> {
-  const c = await createContainer(config, { log: createLogger('warn') });
+  const c = await createContainer(config, { log: createLogger('warn', 'stderr'), workers: false });
   try {
     return await fn(c);
   } finally {
@@ -42,9 +48,11 @@ async function withContainer<T>(config: Config, fn: (c: Awaited<ReturnType<typeo
   }
 }
 
-async function serve(config: Config): Promise<void> {
+async function serve(config: Config, args: string[]): Promise<void> {
+  const role = (flags(args, { role: { type: 'string' } }).role ?? 'all') as ServerRole;
+  if (!SERVER_ROLES.includes(role)) throw new UsageError('--role must be all, api or worker');
   const log = createLogger(config.logLevel);
-  const server = await startServer(config, log);
+  const server = await startServer(config, log, role);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -59,16 +67,35 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
+/** Mints a key for an organization that lost every key that could: the recovery path, trusted like the owner. */
+async function createKey(config: Config, args: string[]): Promise<void> {
+  const v = flags(args, { org: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } });
+  const orgId = required(v, 'org');
+  const name = required(v, 'name').trim();
+  if (name.length > 200) throw new AppError('VALIDATION_ERROR', '--name must be at most 200 characters');
+  const listed = required(v, 'scopes').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const scopes = listed.length === 1 && listed[0] === 'all' ? [...SCOPES] : [...new Set(listed)];
+  const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length > 0 || scopes.length === 0) throw new AppError('VALIDATION_ERROR', `--scopes must be "all" or a comma-separated list of: ${SCOPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+  const key = await withContainer(config, async (c) => {
+    if (!(await c.orgs.exists(orgId))) throw new AppError('NOT_FOUND', `no organization ${orgId}`);
+    return c.apiKeys.create(orgId, { type: 'system', id: null }, { name, scopes: scopes as Scope[] }, null);
+  });
+  print(v.json === true, { apiKey: key }, `API key ${key.id} (${key.name}) created with scopes ${key.scopes.join(', ')}.\nKey (shown once): ${key.key}`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   const config = loadConfig();
-  if (command === 'serve' || command === undefined) return serve(config);
+  if (command === 'serve' || command === undefined) return serve(config, argv.slice(1));
   if (command === 'migrate') {
+    const v = flags(argv.slice(1), { json: { type: 'boolean' } });
     const { store, applied } = await openMigratedStore(config.store);
     await store.close();
-    process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'up to date\n');
+    print(v.json === true, { applied }, applied.length ? `applied: ${applied.join(', ')}` : 'up to date');
     return;
   }
+  if (command === 'key' && sub === 'create') return createKey(config, rest);
   if (command === 'org' && sub === 'create') {
     const v = flags(rest, { name: { type: 'string' }, 'owner-email': { type: 'string' }, 'owner-password': { type: 'string' }, json: { type: 'boolean' } });
     const name = required(v, 'name');

@@ -17,6 +17,8 @@ export interface Store {
   /** The text value of a top-level object key, the key taken literally (never as a JSON path). */
   jsonText(column: string, key: string): RawBuilder<unknown>;
   ping(): Promise<void>;
+  /** PostgreSQL's connection pool (clients open, idle, and callers waiting for one); none for SQLite. */
+  poolUsage(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,8 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   const pool = new pg.Pool({
     connectionString: config.url,
     max: 20,
+    // A connection attempt to a database that is down fails at once; one that hangs is given up on, not waited on forever.
+    connectionTimeoutMillis: 5000,
     // Timestamps are epoch milliseconds in bigint columns; they fit a JS number exactly.
     types: {
       getTypeParser: ((oid: number, format?: string) =>
@@ -58,11 +62,15 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // pg-pool takes its idle listener off a client while it is checked out, so a connection dropped between two
+  // queries of a transaction (a database restart) would emit 'error' with nobody listening and end the process.
+  // The failure still reaches the caller through its next query, and release() discards the broken client.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return makeStore(db, 'postgres');
+  return makeStore(db, 'postgres', () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
 }
 
-function makeStore(db: Kysely<DB>, dialect: Dialect): Store {
+function makeStore(db: Kysely<DB>, dialect: Dialect, poolUsage: Store['poolUsage'] = () => undefined): Store {
   let closed: Promise<void> | undefined;
   return {
     db,
@@ -75,6 +83,7 @@ function makeStore(db: Kysely<DB>, dialect: Dialect): Store {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    poolUsage,
     // Idempotent: shutdown paths may both close the store (PostgreSQL's pool refuses a second end()).
     close: () => (closed ??= db.destroy()),
   };
@@ -93,4 +102,22 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const e = err as { code?: unknown; constraint?: unknown; errcode?: unknown };
   if (e?.code === '23505') return constraint === undefined || e.constraint === constraint;
   return Number(e?.errcode) === 2067;
+}
+
+/** Connection-level failures of PostgreSQL (class 08, shutdown 57P01–57P03, and the driver's own socket errors). */
+const PG_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
+const PG_UNAVAILABLE_MESSAGES = /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|not queryable/i;
+/** SQLite primary result codes meaning "not now" rather than "wrong": BUSY, LOCKED, IOERR, FULL, CANTOPEN. */
+const SQLITE_UNAVAILABLE = new Set([5, 6, 10, 13, 14]);
+
+/**
+ * A failure of the store itself (down, restarting, locked, out of disk) rather than of the statement: the
+ * request may succeed when retried, so it is answered 503 instead of 500.
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; errcode?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (e.errcode !== undefined) return SQLITE_UNAVAILABLE.has(Number(e.errcode) & 0xff);
+  if (typeof e.code === 'string' && (PG_UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  return typeof e.message === 'string' && e.code === undefined && PG_UNAVAILABLE_MESSAGES.test(e.message);
 }

@@ -19,9 +19,12 @@ import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
 import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
+import type { Role } from '../server.ts';
 import { restAuth } from './auth.ts';
 import { registerDashboard } from './dashboard.ts';
 import { clientErrorHandler, errorBody, toAppError } from './errors.ts';
+import { observability } from './observability.ts';
+import { opsRoutes } from './ops-routes.ts';
 import { documentErrors } from './schemas.ts';
 import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
 import { validatorCompiler } from './validation.ts';
@@ -34,13 +37,16 @@ export const API_VERSION = '0.1.0';
 /** The ingest token is a credential: it never reaches a log line. */
 const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/webhook\/)[^/?#]+/, '$1[redacted]');
 
-export async function buildApp(c: Container, log: Logger) {
+export async function buildApp(c: Container, log: Logger, opts: { role?: Role } = {}) {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     trustProxy: typeof c.config.trustProxy === 'number' ? trustHops(c.config.trustProxy) : c.config.trustProxy,
     forceCloseConnections: 'idle',
+    // A request that reached us before shutdown is served (its transaction commits before the store closes),
+    // not answered with Fastify's own 503 outside our envelope.
+    return503OnClosing: false,
     // Errors the router raises before any route runs get the same envelope as every other error.
     frameworkErrors: (err, req, reply) => {
       const send = (e: AppError) => {
@@ -72,6 +78,7 @@ export async function buildApp(c: Container, log: Logger) {
 
   app.setErrorHandler((err, req, reply) => {
     const e = toAppError(err);
+    if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ error: errorSummary(err), method: req.method }, 'store unavailable');
     if (e.code === 'INTERNAL_ERROR') req.log.error({ error: errorSummary(err), url: redactUrl(req.url), method: req.method, orgId: req.principal?.orgId ?? req.integration?.org_id }, 'request failed');
     if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
     return reply.code(e.status).send(errorBody(e));
@@ -82,7 +89,8 @@ export async function buildApp(c: Container, log: Logger) {
     req.params = withoutNul(req.params);
     req.query = withoutNul(req.query);
   });
-  const dashboardPage = await registerDashboard(app, c.config.dashboardDir);
+  // A worker serves no dashboard: the API its pages call lives in another process.
+  const dashboardPage = opts.role === 'worker' ? () => false : await registerDashboard(app, c.config.dashboardDir);
   app.setNotFoundHandler((req, reply) => {
     if (dashboardPage(req, reply)) return reply;
     return reply.code(404).send(errorBody(new AppError('NOT_FOUND', `No route ${req.method} ${redactUrl(req.url.split('?')[0] as string)}`)));
@@ -108,15 +116,10 @@ export async function buildApp(c: Container, log: Logger) {
     },
   });
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await c.store.ping();
-      return { status: 'ready' };
-    } catch {
-      return reply.code(503).send({ status: 'unavailable' });
-    }
-  });
+  observability(app, c.metrics);
+  opsRoutes(app, c);
+  // A worker answers only what its supervisor and Prometheus ask; the API is another process's job.
+  if (opts.role === 'worker') return app;
 
   // A change that committed may have written alert events (database triggers): relay them now, not at the next poll.
   app.addHook('onResponse', async (req, reply) => {

@@ -59,6 +59,11 @@ export async function authFailed(limits: Limits, ip: string, message: string, cr
   throw new AppError('UNAUTHORIZED', message);
 }
 
+/** The credential of an `Authorization: Bearer <credential>` header, if the header has that form. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+}
+
 export const principalOf = (req: FastifyRequest): Principal => {
   if (!req.principal) throw new AppError('UNAUTHORIZED', 'Authentication required');
   return req.principal;
@@ -104,9 +109,8 @@ export function restAuth(deps: { apiKeys: ApiKeysService; auth: AuthService; lim
         await spend(limits.api, session.orgId, reply);
         return;
       }
-      const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-      if (!match) return authFailed(limits, req.ip, 'Missing or malformed Authorization header; expected "Bearer <API key>"');
-      const key = match[1] as string;
+      const key = bearerToken(header);
+      if (key === undefined) return authFailed(limits, req.ip, 'Missing or malformed Authorization header; expected "Bearer <API key>"');
       const principal = await apiKeys.authenticate(key);
       if (!principal) return authFailed(limits, req.ip, 'Invalid, expired or revoked API key', apiKeys.credentialOf(key));
       req.principal = principal;

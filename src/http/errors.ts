@@ -1,7 +1,11 @@
 import type { FastifyError } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { isStoreUnavailable } from '../db/database.ts';
 import { AppError, type ErrorDetail } from '../lib/errors.ts';
+
+/** How long a client is asked to wait while the store is unreachable: about what a database restart takes. */
+export const STORE_RETRY_AFTER_SECONDS = 2;
 
 interface AjvIssue {
   instancePath?: string;
@@ -39,6 +43,7 @@ export function toAppError(err: unknown): AppError {
     const where = e.validationContext === 'body' ? 'Request body' : `Request ${e.validationContext ?? 'input'}`;
     return new AppError('VALIDATION_ERROR', `${where} is invalid`, e.validation.map(detailOf));
   }
+  if (isStoreUnavailable(err)) return new AppError('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; retry later', null, STORE_RETRY_AFTER_SECONDS);
   const known = e.code ? FASTIFY_CODES[e.code] : undefined;
   if (known) return known();
   if (e.statusCode === 400) return new AppError('VALIDATION_ERROR', 'Bad request');

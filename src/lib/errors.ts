@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE'
   // Refusals of the HTTP layer itself, before a request reaches a route.
   | 'BAD_REQUEST'
   | 'REQUEST_TIMEOUT'
@@ -29,6 +30,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   BAD_REQUEST: 400,
   REQUEST_TIMEOUT: 408,
   HEADERS_TOO_LARGE: 431,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 export interface ErrorDetail {
@@ -41,7 +43,7 @@ export interface ErrorDetail {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | null;
-  /** Seconds until a rate-limit window resets; only for RATE_LIMITED. */
+  /** Seconds to wait before retrying: until a rate-limit window resets (RATE_LIMITED), or SERVICE_UNAVAILABLE's pause. */
   readonly retryAfter: number | undefined;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetail[] | null = null, retryAfter?: number) {

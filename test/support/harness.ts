@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig, type Config, type StoreConfig } from '../../src/config.ts';
 import { createContainer, type Container } from '../../src/container.ts';
 import { buildApp, type App } from '../../src/http/app.ts';
 import type { Clock } from '../../src/lib/clock.ts';
@@ -68,7 +68,7 @@ export interface Harness {
  * The app on a real, freshly migrated store of the given kind, with rate limits lifted unless the test
  * sets them; every response the test receives is checked against the served OpenAPI document.
  */
-export async function startHarness(kind: StoreKind, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(kind: StoreKind, env: Record<string, string> = {}, opts: { via?: (real: StoreConfig) => StoreConfig } = {}): Promise<Harness> {
   const store = await createTestStore(kind);
   const clock = new TestClock();
   const config: Config = {
@@ -82,7 +82,8 @@ export async function startHarness(kind: StoreKind, env: Record<string, string> 
       RATE_LIMIT_AUTH_FAILURES_PER_CREDENTIAL_PER_MINUTE: '100000',
       ...env,
     }),
-    store: store.config,
+    // The app may reach the store through something the test controls (a proxy it can cut).
+    store: opts.via ? opts.via(store.config) : store.config,
   };
   const log = pino({ level: 'silent' });
   const c = await createContainer(config, { log, clock });
@@ -109,7 +110,8 @@ export async function startHarness(kind: StoreKind, env: Record<string, string> 
     const r = await app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined && { payload }), remoteAddress: opts.ip ?? '127.0.0.1' });
     openapi.check(method, url, r.statusCode, r.body);
     let body: unknown = null;
-    if (r.body !== '') body = JSON.parse(r.body);
+    // Everything is JSON but the Prometheus text of /metrics.
+    if (r.body !== '') body = String(r.headers['content-type']).startsWith('text/plain') ? r.body : JSON.parse(r.body);
     return { status: r.statusCode, headers: r.headers, body, raw: r.body };
   };
 

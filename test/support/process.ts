@@ -224,8 +224,8 @@ export class ServerProcess {
 const isListening = (l: Record<string, unknown>) => l.msg === 'AlertFlow listening' && typeof l.port === 'number';
 
 /** Starts `alertflow serve` and resolves once it logged that it is listening (PORT=0: it picks a free port). */
-export async function startServer(env: ChildEnv, opts: { timeoutMs?: number } = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServer(env: ChildEnv, opts: { timeoutMs?: number; args?: string[] } = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [MAIN, 'serve', ...(opts.args ?? [])], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const server = new ServerProcess(child);
   try {
     const line = await server.waitForLog(isListening, opts.timeoutMs ?? 20_000);

@@ -248,6 +248,16 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(exit, { code: 0, signal: null });
       const out = s.output;
       assert.match(out, /AlertFlow listening/, 'the output was captured');
+      // The access log: one line per request, named by route pattern (the ingest URL holds the token).
+      const access = s.logs().filter((l) => l.msg === 'request');
+      const ingested = access.find((l) => l.route === '/api/inbound/webhook/:token' && l.status === 200);
+      assert.ok(ingested, 'an access-log line for the accepted ingest request');
+      assert.equal(ingested.method, 'POST');
+      assert.equal(ingested.orgId, org.org.id);
+      assert.equal(typeof ingested.reqId, 'string');
+      assert.equal(typeof ingested.durationMs, 'number');
+      assert.ok(access.some((l) => l.route === '/api/v1/alerts' && l.status === 401 && l.orgId === null), 'refused requests are logged too');
+      assert.ok(access.some((l) => l.route === null && l.status === 404), 'an unmatched URL is logged without its path');
       for (const [what, secret] of [['API key', key], ['revoked API key', key2], ['ingest token', integ.token]] as const) {
         assert.ok(!out.includes(secret), `the ${what} appears in the logs`);
         // The part after the recognizable prefix is the secret; no fragment of it may appear either.

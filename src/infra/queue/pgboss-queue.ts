@@ -10,13 +10,14 @@ import type { QueueTiming } from './sqlite-queue.ts';
  * caller's Kysely transaction (pg-boss's `db` option), so they commit or roll back with the change that
  * queued them. A worker that dies leaves its job active until `leaseMs` passes; pg-boss then retries it.
  */
-export async function pgBossQueue(deps: { url: string; log: Logger; timing: QueueTiming }): Promise<JobQueue> {
+export async function pgBossQueue(deps: { url: string; log: Logger; timing: QueueTiming; supervise?: boolean }): Promise<JobQueue> {
   const { url, log, timing } = deps;
   const { PgBoss } = await import('pg-boss');
   const leaseSeconds = Math.max(1, Math.ceil(timing.leaseMs / 1000));
   // Supervision is what finds jobs whose lease ran out (a dead worker's): check at least twice per lease.
   const superviseSeconds = Math.max(1, Math.min(60, Math.floor(leaseSeconds / 2)));
-  const boss = new PgBoss({ connectionString: url, max: 4, schedule: false, superviseIntervalSeconds: superviseSeconds, monitorIntervalSeconds: superviseSeconds });
+  // Supervision (maintenance) belongs to the processes that run jobs, not to the API role or a one-shot command.
+  const boss = new PgBoss({ connectionString: url, max: 4, schedule: false, supervise: deps.supervise ?? true, superviseIntervalSeconds: superviseSeconds, monitorIntervalSeconds: superviseSeconds });
   boss.on('error', (err: unknown) => log.warn({ error: errorSummary(err) }, 'job queue error'));
   await boss.start();
   for (const name of QUEUES) {

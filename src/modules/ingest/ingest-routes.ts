@@ -25,6 +25,8 @@ function sentError(payload: unknown): { code: string; error: string; details: Ar
 }
 
 const INGEST_PREFIX = '/api/inbound/webhook/';
+/** The ingest route's pattern: what logs and metrics name it by (the URL itself holds the token). */
+export const INGEST_ROUTE = `${INGEST_PREFIX}:token`;
 export const isIngestUrl = (url: string): boolean => url.startsWith(INGEST_PREFIX);
 
 /**
@@ -37,7 +39,7 @@ export const refuseIngestToken = (limits: Limits, ip: string): Promise<never> =>
 
 export function ingestRoutes(app: Api, deps: { ingest: IngestService; integrations: IntegrationsService; limits: Limits }): void {
   const { ingest, integrations, limits } = deps;
-  app.post(`${INGEST_PREFIX}:token`, {
+  app.post(INGEST_ROUTE, {
     // Not part of /api/v1: no entry in the OpenAPI description (interface §4.3).
     schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 200 }) }), response: { 200: IngestResponse } },
     // Token (401) and rate limit (429) come before the body is read: content type (415), size (413), JSON (400).
@@ -55,7 +57,8 @@ export function ingestRoutes(app: Api, deps: { ingest: IngestService; integratio
       const integration = req.integration;
       if (!integration) return payload;
       if (reply.statusCode < 300) integrations.accepted(integration);
-      else {
+      // A store that is down refused nothing of the sender's, and could not take the log entry anyway.
+      else if (reply.statusCode !== 503) {
         const body = req.body !== undefined ? JSON.stringify(req.body) : (req.invalidBody ?? null);
         await integrations.rejected(integration, reply.statusCode, sentError(payload), body);
       }

@@ -84,6 +84,8 @@ export interface NotificationsDeps {
    * over can send at once. Raised, if shorter, to the channel's longest attempt plus 5 s (email 50 s, webhook 15 s).
    */
   attemptLeaseMs?: number;
+  /** Told of every attempt: its channel, outcome and duration in seconds (the metrics). */
+  onAttempt?: (channel: string, outcome: AttemptResult['outcome'], seconds: number) => void;
 }
 
 const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
@@ -256,6 +258,7 @@ export function notificationsService(deps: NotificationsDeps) {
       }
       const attempt = claimed.attempts;
       let result: AttemptResult;
+      const started = performance.now();
       try {
         if (action.type !== claimed.channel) throw new PermanentFailure(`A ${action.type} action cannot deliver a ${claimed.channel} notification`);
         result = action.type === 'email' ? await sendEmail(claimed, action) : await sendWebhook(claimed, action, opts.event);
@@ -264,6 +267,7 @@ export function notificationsService(deps: NotificationsDeps) {
           ? { outcome: 'failed', error: err.message, responseStatus: null }
           : { outcome: 'retry', error: `Internal error: ${errorSummary(err).message ?? 'unknown'}`, responseStatus: null };
       }
+      deps.onAttempt?.(claimed.channel, result.outcome, (performance.now() - started) / 1000);
       const settled = await settle(claimed, attempt, result);
       if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed');
       return toNotification(settled);
