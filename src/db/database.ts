@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter, type RawBuilder } from 'kysely';
 import type { StoreConfig } from '../config.ts';
 import type { DB } from './schema.ts';
+import type { DatabaseSync } from 'node:sqlite';
 import { openSqlite } from './sqlite-database.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -18,6 +19,22 @@ export interface Store {
   jsonText(column: string, key: string): RawBuilder<unknown>;
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** SQLite only (null on PostgreSQL): the connection itself, for the ingest path's synchronous prepared statements. */
+  readonly sqlite: SqliteConnection | null;
+}
+
+export interface SqliteConnection {
+  readonly raw: DatabaseSync;
+  /**
+   * Runs `fn` holding the connection, so that no Kysely statement or transaction interleaves with it; `fn` is
+   * synchronous, so nothing else runs on the connection until it returns either.
+   */
+  exclusive<T>(fn: (raw: DatabaseSync) => T): Promise<T>;
+  /**
+   * Runs a read at once, unless a transaction is open on the connection (one that a Kysely caller is awaiting
+   * in): the read would see its uncommitted writes, so it waits for the connection instead.
+   */
+  read<T>(fn: (raw: DatabaseSync) => T): T | Promise<T>;
 }
 
 const INT8_OID = 20;
@@ -42,9 +59,10 @@ class MigratableSqliteDialect extends SqliteDialect {
 /** Opens the configured store; the PostgreSQL driver is loaded only when PostgreSQL is used. */
 export async function createStore(config: StoreConfig): Promise<Store> {
   if (config.kind === 'sqlite') {
-    const { database } = openSqlite(config.file);
+    const { database, raw } = openSqlite(config.file);
     const db = new Kysely<DB>({ dialect: new MigratableSqliteDialect({ database }) });
-    return makeStore(db, 'sqlite');
+    const exclusive = <T,>(fn: (r: DatabaseSync) => T): Promise<T> => db.connection().execute(async () => fn(raw));
+    return makeStore(db, 'sqlite', { raw, exclusive, read: (fn) => (raw.isTransaction ? exclusive(fn) : fn(raw)) });
   }
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
@@ -59,14 +77,15 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return makeStore(db, 'postgres');
+  return makeStore(db, 'postgres', null);
 }
 
-function makeStore(db: Kysely<DB>, dialect: Dialect): Store {
+function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | null): Store {
   let closed: Promise<void> | undefined;
   return {
     db,
     dialect,
+    sqlite,
     readJson: <T,>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T,
     // SQLite's `->>` reads a text key as a JSON path (`$x` is an error, `a"b` never matches); json_each does not.
     jsonText: dialect === 'sqlite'
