@@ -157,6 +157,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       mailer?.close();
       await audit.close();
       await stats.close();
+      await ingest.close();
       // quit() needs a live connection; without one, stop reconnecting instead.
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await store.close();

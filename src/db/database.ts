@@ -24,6 +24,8 @@ export interface Store {
 }
 
 export interface SqliteConnection {
+  /** The database file (':memory:' for a private in-memory database that no other connection can open). */
+  readonly file: string;
   readonly raw: DatabaseSync;
   /**
    * Runs `fn` holding the connection, so that no Kysely statement or transaction interleaves with it; `fn` is
@@ -62,7 +64,7 @@ export async function createStore(config: StoreConfig): Promise<Store> {
     const { database, raw } = openSqlite(config.file);
     const db = new Kysely<DB>({ dialect: new MigratableSqliteDialect({ database }) });
     const exclusive = <T,>(fn: (r: DatabaseSync) => T): Promise<T> => db.connection().execute(async () => fn(raw));
-    return makeStore(db, 'sqlite', { raw, exclusive, read: (fn) => (raw.isTransaction ? exclusive(fn) : fn(raw)) });
+    return makeStore(db, 'sqlite', { file: config.file, raw, exclusive, read: (fn) => (raw.isTransaction ? exclusive(fn) : fn(raw)) });
   }
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({

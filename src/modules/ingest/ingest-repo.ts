@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { AlertRow } from '../alerts/alerts-repo.ts';
@@ -14,6 +14,19 @@ import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 
 /** The sender's status, which decides what happens to an alert already open with its fingerprint. */
 export type SentStatus = 'firing' | 'acknowledged' | 'suppressed';
+
+/** One alert of a payload as it is written: a row to upsert, or an open alert to resolve. */
+export type WriteOp =
+  | { kind: 'upsert'; row: AlertRow; sent: SentStatus; windowId: string | null }
+  | { kind: 'resolve'; orgId: string; fingerprint: string; by: string; at: number };
+
+/** What a WriteOp returns: the upserted row, or the id of the resolved alert (null: none was open). */
+export type OpResult = UpsertResult | string | null;
+
+export interface SqliteStatements {
+  upsert: (r: AlertRow, sent: SentStatus) => UpsertResult;
+  resolve: (orgId: string, fingerprint: string, by: string, at: number) => string | null;
+}
 
 export interface UpsertResult {
   id: string;
@@ -76,6 +89,16 @@ const values = (p: (i: number) => string) => `values (${ALERT_COLUMNS.map((_, i)
 const rowParams = (r: AlertRow) => ALERT_COLUMNS.map((c) => r[c]);
 const SENT: readonly SentStatus[] = ['firing', 'acknowledged', 'suppressed'];
 
+/** The write statements prepared on a SQLite connection (the main thread's, or the ingest writer thread's). */
+export function sqliteStatements(raw: DatabaseSync): SqliteStatements {
+  const upserts = new Map(SENT.map((s) => [s, raw.prepare(upsertSql(s, values(() => '?')))]));
+  const resolve = raw.prepare(RESOLVE_SQL((i) => `?${i}`));
+  return {
+    upsert: (r, sent) => (upserts.get(sent) as StatementSync).get(...rowParams(r)) as unknown as UpsertResult,
+    resolve: (orgId, fingerprint, by, at) => (resolve.get(at, by, orgId, fingerprint) as { id: string } | undefined)?.id ?? null,
+  };
+}
+
 export interface IngestRepo {
   /** The organization's config version (0 before anything bumped it). */
   version(orgId: string): number | Promise<number>;
@@ -85,7 +108,7 @@ export interface IngestRepo {
 
 export function ingestRepo(store: Store): IngestRepo & {
   /** SQLite: the statements, prepared once, to run synchronously on the connection (see ingest-writer.ts). */
-  sqlite: null | { upsert: (r: AlertRow, sent: SentStatus) => UpsertResult; resolve: (orgId: string, fingerprint: string, by: string, at: number) => string | null };
+  sqlite: SqliteStatements | null;
   /** One statement through Kysely's connection or transaction `db` (PostgreSQL). */
   upsert: (db: Kysely<DB>, r: AlertRow, sent: SentStatus) => Promise<UpsertResult>;
   resolve: (db: Kysely<DB>, orgId: string, fingerprint: string, by: string, at: number) => Promise<string | null>;
@@ -102,8 +125,6 @@ export function ingestRepo(store: Store): IngestRepo & {
       if (!s) prepared.set(text, (s = raw.prepare(text)));
       return s;
     };
-    const upserts = new Map(SENT.map((s) => [s, upsertSql(s, values(() => '?'))]));
-    const resolveText = RESOLVE_SQL((i) => `?${i}`);
     const versionText = VERSION_SQL('?');
     const tokenText = TOKEN_SQL('?');
     return {
@@ -114,10 +135,7 @@ export function ingestRepo(store: Store): IngestRepo & {
         const { config_version, ...row } = r;
         return { row, version: Number(config_version) };
       },
-      sqlite: {
-        upsert: (r, sent) => statement(upserts.get(sent) as string).get(...rowParams(r)) as unknown as UpsertResult,
-        resolve: (orgId, fingerprint, by, at) => (statement(resolveText).get(at, by, orgId, fingerprint) as { id: string } | undefined)?.id ?? null,
-      },
+      sqlite: sqliteStatements(raw),
       upsert: () => Promise.reject(new Error('SQLite ingest runs on the connection')),
       resolve: () => Promise.reject(new Error('SQLite ingest runs on the connection')),
       upsertMany: () => Promise.reject(new Error('SQLite ingest runs on the connection')),

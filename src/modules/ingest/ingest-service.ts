@@ -9,17 +9,14 @@ import type { AlertRow } from '../alerts/alerts-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 import { matchingWindow } from '../suppression/suppression-fns.ts';
 import type { IngestCache, OrgConfig } from './ingest-cache.ts';
-import type { IngestRepoImpl, SentStatus, UpsertResult } from './ingest-repo.ts';
+import type { IngestRepoImpl, OpResult, UpsertResult, WriteOp } from './ingest-repo.ts';
 import type { AlertPreview, IngestOutcome } from './ingest-schemas.ts';
-import { groupCommitWriter, retried, sqliteBatch, type Settled } from './ingest-writer.ts';
+import { groupCommitWriter, retried, runSqliteBatch, sqliteWriterThread, type Settled } from './ingest-writer.ts';
 import { checkMapping, type Mapping } from './mapping-fns.ts';
 import { normalizePayload, type NormalizedAlert } from './normalize-fns.ts';
 import { effectiveMapping } from './presets.ts';
 
-/** One alert of a payload as it will be written: a row to upsert, or a fingerprint to resolve. */
-type Item =
-  | { kind: 'upsert'; row: AlertRow; sent: SentStatus; windowId: string | null }
-  | { kind: 'resolve'; fingerprint: string };
+type Item = WriteOp;
 
 interface IngestJob {
   orgId: string;
@@ -61,7 +58,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     (labels.client !== undefined ? org.clientsBySlug.get(labels.client) : undefined) ?? integration.client_id;
 
   function itemOf(integration: IntegrationRow, org: OrgConfig, a: NormalizedAlert, now: number): Item {
-    if (a.status === 'resolved') return { kind: 'resolve', fingerprint: a.fingerprint };
+    if (a.status === 'resolved') return { kind: 'resolve', orgId: integration.org_id, fingerprint: a.fingerprint, by: integration.id, at: now };
     const clientId = clientIdOf(integration, org, a.labels);
     const acked = a.status === 'acknowledged';
     const title = a.title as string;
@@ -105,7 +102,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     const out: IngestOutcome[] = [];
     for (const item of job.items) {
       out.push(item.kind === 'resolve'
-        ? resolvedOutcome(item.fingerprint, await repo.resolve(db, job.orgId, item.fingerprint, job.integrationId, job.receivedAt))
+        ? resolvedOutcome(item.fingerprint, await repo.resolve(db, item.orgId, item.fingerprint, item.by, item.at))
         : createdOnce(item, await repo.upsert(db, item.row, item.sent)));
     }
     return out;
@@ -183,11 +180,18 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     return Promise.all(out);
   }
 
-  const sqlite = repo.sqlite;
-  const writer = store.sqlite && sqlite
-    ? groupCommitWriter(deps.batchMax, sqliteBatch(store.sqlite, (job: IngestJob) => job.items.map((item) => (item.kind === 'resolve'
-      ? resolvedOutcome(item.fingerprint, sqlite.resolve(job.orgId, item.fingerprint, job.integrationId, job.receivedAt))
-      : createdOnce(item, sqlite.upsert(item.row, item.sent)))), (job) => job.items.length))
+  const outcomes = (items: Item[], results: OpResult[]): IngestOutcome[] => items.map((op, i) => (op.kind === 'resolve'
+    ? resolvedOutcome(op.fingerprint, results[i] as string | null)
+    : createdOnce(op, results[i] as UpsertResult)));
+
+  // SQLite: on a writer thread when the file can be opened twice; a private in-memory database on this one.
+  const conn = store.sqlite;
+  const statements = repo.sqlite;
+  const thread = conn && conn.file !== ':memory:' ? sqliteWriterThread(conn.file) : null;
+  const runSqlite = thread?.run ?? (conn && statements ? (jobs: Item[][]) => conn.exclusive((raw) => runSqliteBatch(raw, statements, jobs)) : null);
+  const writer = runSqlite
+    ? groupCommitWriter(deps.batchMax, async (jobs: IngestJob[]) => (await runSqlite(jobs.map((j) => j.items)))
+      .map((r, i): Settled<IngestOutcome[]> => (r.ok ? { ok: true, value: outcomes((jobs[i] as IngestJob).items, r.value) } : r)))
     : groupCommitWriter(deps.batchMax, postgresBatch);
 
   return {
@@ -215,6 +219,9 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
       const alerts = result.alerts.map(({ payload: _raw, ...a }) => ({ ...a, clientId: clientIdOf(integration, org, a.labels) }));
       return { ok: true, alerts, errors: [] };
     },
+
+    /** Ends the SQLite writer thread; call once no request is in flight. */
+    close: async (): Promise<void> => thread?.close(),
   };
 }
 export type IngestService = ReturnType<typeof ingestService>;

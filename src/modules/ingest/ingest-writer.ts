@@ -1,5 +1,7 @@
+import { once } from 'node:events';
 import type { DatabaseSync } from 'node:sqlite';
-import type { SqliteConnection } from '../../db/database.ts';
+import { Worker } from 'node:worker_threads';
+import type { OpResult, SqliteStatements, WriteOp } from './ingest-repo.ts';
 
 /** Runs a unit of ingest work inside a transaction and resolves only after that transaction committed. */
 export interface TransactionalWriter<J, R> {
@@ -73,33 +75,91 @@ export function groupCommitWriter<J, R>(maxBatch: number, runBatch: (jobs: J[]) 
 }
 
 /**
- * SQLite: a batch is one transaction run synchronously on the connection, holding it so that no other
- * statement interleaves. A job of several statements runs under a savepoint, so that one failing is rolled
- * back alone and only its caller sees the error; a single statement is atomic by itself.
+ * SQLite: a batch is one transaction, run synchronously. A job of several statements runs under a savepoint,
+ * so that one failing is rolled back alone and only its caller sees the error; a single statement is atomic
+ * by itself.
  */
-export function sqliteBatch<J, R>(conn: SqliteConnection, apply: (job: J) => R, statements: (job: J) => number) {
-  return (jobs: J[]): Promise<Array<Settled<R>>> => conn.exclusive((raw: DatabaseSync) => {
-    const out: Array<Settled<R>> = [];
-    raw.exec('begin immediate');
-    try {
-      for (const job of jobs) {
-        const guarded = statements(job) > 1;
-        if (guarded) raw.exec('savepoint job');
-        try {
-          out.push({ ok: true, value: apply(job) });
-          if (guarded) raw.exec('release savepoint job');
-        } catch (error) {
-          if (guarded) raw.exec('rollback to savepoint job; release savepoint job');
-          out.push({ ok: false, error });
-        }
-        // Some errors (I/O, a full disk) make SQLite roll the whole transaction back: the batch then failed whole.
-        if (!raw.isTransaction) throw new Error('SQLite rolled the ingest transaction back');
+export function runSqliteBatch(raw: DatabaseSync, st: SqliteStatements, jobs: WriteOp[][]): Array<Settled<OpResult[]>> {
+  const out: Array<Settled<OpResult[]>> = [];
+  raw.exec('begin immediate');
+  try {
+    for (const ops of jobs) {
+      const guarded = ops.length > 1;
+      if (guarded) raw.exec('savepoint job');
+      try {
+        out.push({ ok: true, value: ops.map((op) => (op.kind === 'resolve' ? st.resolve(op.orgId, op.fingerprint, op.by, op.at) : st.upsert(op.row, op.sent))) });
+        if (guarded) raw.exec('release savepoint job');
+      } catch (error) {
+        if (guarded) raw.exec('rollback to savepoint job; release savepoint job');
+        out.push({ ok: false, error });
       }
-      raw.exec('commit');
-    } catch (error) {
-      if (raw.isTransaction) raw.exec('rollback');
-      throw error;
+      // Some errors (I/O, a full disk) make SQLite roll the whole transaction back: the batch then failed whole.
+      if (!raw.isTransaction) throw new Error('SQLite rolled the ingest transaction back');
     }
-    return out;
-  });
+    raw.exec('commit');
+  } catch (error) {
+    if (raw.isTransaction) raw.exec('rollback');
+    throw error;
+  }
+  return out;
+}
+
+/** A batch for the writer thread, and its answer. */
+export interface WorkerRequest {
+  id: number;
+  jobs: WriteOp[][];
+}
+export type WorkerReply = { id: number; ok: true; out: Array<Settled<OpResult[]>> } | { id: number; ok: false; error: unknown };
+
+/**
+ * SQLite batches written by a thread of their own, on its own connection to the file: SQLite's work and the
+ * commit's fsync no longer stop the main thread, which parses and validates the next requests meanwhile
+ * (WAL lets the main connection read, and busy_timeout serializes its few writes with the thread's).
+ * The thread starts with the first batch and is started again after a crash (whose batch fails).
+ */
+export function sqliteWriterThread(file: string) {
+  let worker: Worker | null = null;
+  const pending = new Map<number, { resolve: (out: Array<Settled<OpResult[]>>) => void; reject: (e: unknown) => void }>();
+  let next = 0;
+
+  const failAll = (error: unknown) => {
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+  const start = (): Worker => {
+    const w = new Worker(new URL('./ingest-write-worker.ts', import.meta.url), { workerData: { file } });
+    w.on('message', (m: WorkerReply) => {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      if (m.ok) p?.resolve(m.out);
+      else p?.reject(m.error);
+    });
+    const gone = (error: unknown) => {
+      if (worker === w) worker = null;
+      failAll(error);
+    };
+    w.on('error', gone);
+    w.on('exit', (code) => gone(new Error(`the ingest writer thread exited (${code})`)));
+    // In-flight requests keep the process alive; an idle writer thread must not.
+    w.unref();
+    return w;
+  };
+
+  return {
+    run: (jobs: WriteOp[][]): Promise<Array<Settled<OpResult[]>>> => new Promise((resolve, reject) => {
+      worker ??= start();
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, jobs } satisfies WorkerRequest);
+    }),
+    /** Lets the thread close its connection and end (called after the last request was answered). */
+    async close(): Promise<void> {
+      const w = worker;
+      worker = null;
+      if (!w) return;
+      const ended = once(w, 'exit');
+      w.postMessage('close');
+      await ended;
+    },
+  };
 }
