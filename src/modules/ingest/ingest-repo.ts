@@ -81,7 +81,7 @@ const RESOLVE_SQL = (p: (i: number) => string) => `update alerts set status = 'r
   where org_id = ${p(3)} and fingerprint = ${p(4)} and ${OPEN} returning id`;
 
 /** One version read per request; the token lookup reads the row and its organization's version in one snapshot. */
-const VERSION_SQL = (p: string) => `select version from config_versions where org_id = ${p}`;
+const VERSION_SQL = 'select version from config_versions where org_id = ?';
 const TOKEN_SQL = (p: string) => `select i.*, coalesce((select v.version from config_versions v where v.org_id = i.org_id), 0) as config_version
   from integrations i where i.token = ${p}`;
 
@@ -97,6 +97,36 @@ export function sqliteStatements(raw: DatabaseSync): SqliteStatements {
     upsert: (r, sent) => (upserts.get(sent) as StatementSync).get(...rowParams(r)) as unknown as UpsertResult,
     resolve: (orgId, fingerprint, by, at) => (resolve.get(at, by, orgId, fingerprint) as { id: string } | undefined)?.id ?? null,
   };
+}
+
+/**
+ * Version reads over a network round trip, shared: a read asked for while one is in flight waits for the
+ * next, which reads every organization asked for meanwhile. Each request's read still starts after the
+ * request arrived, so it sees every change committed before.
+ */
+function sharedReads(readMany: (orgIds: string[]) => Promise<Map<string, number>>): (orgId: string) => Promise<number> {
+  let waiting = new Map<string, Array<{ resolve: (v: number) => void; reject: (e: unknown) => void }>>();
+  let running = false;
+  async function pump(): Promise<void> {
+    running = true;
+    while (waiting.size > 0) {
+      const batch = waiting;
+      waiting = new Map();
+      try {
+        const found = await readMany([...batch.keys()]);
+        for (const [orgId, ws] of batch) for (const w of ws) w.resolve(found.get(orgId) ?? 0);
+      } catch (error) {
+        for (const ws of batch.values()) for (const w of ws) w.reject(error);
+      }
+    }
+    running = false;
+  }
+  return (orgId) => new Promise((resolve, reject) => {
+    const ws = waiting.get(orgId);
+    if (ws) ws.push({ resolve, reject });
+    else waiting.set(orgId, [{ resolve, reject }]);
+    if (!running) void pump();
+  });
 }
 
 export interface IngestRepo {
@@ -125,7 +155,7 @@ export function ingestRepo(store: Store): IngestRepo & {
       if (!s) prepared.set(text, (s = raw.prepare(text)));
       return s;
     };
-    const versionText = VERSION_SQL('?');
+    const versionText = VERSION_SQL;
     const tokenText = TOKEN_SQL('?');
     return {
       version: (orgId) => sqlite.read(() => Number((statement(versionText).get(orgId) as { version: number } | undefined)?.version ?? 0)),
@@ -147,7 +177,8 @@ export function ingestRepo(store: Store): IngestRepo & {
   const resolveText = RESOLVE_SQL(pg);
   const manyText = upsertSql('firing', `select * from unnest(${ALERT_COLUMNS.map((c, i) => `$${i + 1}::${PG_TYPES[c]}[]`).join(', ')})`);
   return {
-    version: async (orgId) => Number((await run<{ version: number }>(store.db, VERSION_SQL('$1'), [orgId]))[0]?.version ?? 0),
+    version: sharedReads(async (orgIds) => new Map((await run<{ org_id: string; version: number }>(store.db,
+      'select org_id, version from config_versions where org_id = any($1)', [orgIds])).map((r) => [r.org_id, Number(r.version)]))),
     byToken: async (token) => {
       const r = (await run<IntegrationRow & { config_version: number }>(store.db, TOKEN_SQL('$1'), [token]))[0];
       if (!r) return null;
