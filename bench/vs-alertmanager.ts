@@ -12,7 +12,7 @@
  * rounds, p99, peak RSS and AlertFlow ÷ Alertmanager. Ratios measured in one run are what compare across machines.
  *
  * Options: --store sqlite|postgres|both  --scenarios new,dup,batch  --duration 10  --rounds 2  --connections 50
- * --threads 2  --cpu-prof DIR (profile AlertFlow; written at its shutdown)  --alertmanager PATH
+ * --threads 2  --cpu-prof DIR (profile AlertFlow; written at its shutdown)  --alertmanager PATH  --server-env NAME=value…
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -39,10 +39,12 @@ interface Options {
   threads: number;
   cpuProfDir: string | undefined;
   alertmanager: string;
+  /** Extra environment for AlertFlow (e.g. INGEST_WRITER_THREAD=true). */
+  serverEnv: Record<string, string>;
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nUsage: npm run bench:vs-alertmanager -- [--store sqlite|postgres|both] [--scenarios new,dup,batch] [--duration 10] [--rounds 2] [--connections 50] [--threads 2] [--cpu-prof DIR] [--alertmanager PATH]\n`);
+  process.stderr.write(`bench: ${message}\nUsage: npm run bench:vs-alertmanager -- [--store sqlite|postgres|both] [--scenarios new,dup,batch] [--duration 10] [--rounds 2] [--connections 50] [--threads 2] [--cpu-prof DIR] [--alertmanager PATH] [--server-env NAME=value]...\n`);
   process.exit(2);
 }
 
@@ -54,6 +56,7 @@ function readOptions(argv: string[]): Options {
       options: {
         store: { type: 'string' }, scenarios: { type: 'string' }, duration: { type: 'string' }, rounds: { type: 'string' },
         connections: { type: 'string' }, threads: { type: 'string' }, 'cpu-prof': { type: 'string' }, alertmanager: { type: 'string' },
+        'server-env': { type: 'string', multiple: true },
       },
     }).values;
   } catch (err) {
@@ -73,6 +76,11 @@ function readOptions(argv: string[]): Options {
     threads: n(v.threads, 'threads', 2),
     cpuProfDir: v['cpu-prof'] === undefined ? undefined : path.resolve(v['cpu-prof']),
     alertmanager: v.alertmanager ?? '/usr/bin/prometheus-alertmanager',
+    serverEnv: Object.fromEntries((v['server-env'] ?? []).map((kv) => {
+      const i = kv.indexOf('=');
+      if (i < 1) usage(`--server-env takes NAME=value, got "${kv}"`);
+      return [kv.slice(0, i), kv.slice(i + 1)];
+    })),
   };
 }
 
@@ -237,7 +245,7 @@ async function benchStore(kind: StoreKind, opts: Options): Promise<Row[]> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'alertflow-vs-am-'));
   hold(`temp dir ${dir}`, async () => (await import('node:fs')).rmSync(dir, { recursive: true, force: true }));
   const store = await freshStore(kind);
-  const env = childEnv(store.databaseUrl);
+  const env = { ...childEnv(store.databaseUrl), ...opts.serverEnv };
   const org = await cliJson<{ org: { id: string }; apiKey: string }>(['org', 'create', '--name', 'Bench', '--json'], env);
   const flags = [...SERVER_NODE_FLAGS, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
   const server = await startServer(env, flags);
@@ -313,7 +321,8 @@ async function main(): Promise<void> {
   const info = await machine();
   log(`commit ${info.revision}; ${info.cpus} CPUs (${info.cpuModel}); load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   process.stdout.write(`Run ${new Date().toISOString()} at commit ${info.revision}; ${info.cpus} CPUs (${info.cpuModel}); Node ${info.node}; SQLite ${info.sqlite}; PostgreSQL ${info.postgres}; `
-    + `wrk -t${opts.threads} -c${opts.connections}, ${opts.duration} s × ${opts.rounds} rounds per side, alternated; load1 at start ${os.loadavg()[0]?.toFixed(2)}.\n`);
+    + `wrk -t${opts.threads} -c${opts.connections}, ${opts.duration} s × ${opts.rounds} rounds per side, alternated; load1 at start ${os.loadavg()[0]?.toFixed(2)}`
+    + `${Object.keys(opts.serverEnv).length ? `; AlertFlow env ${Object.entries(opts.serverEnv).map(([k, x]) => `${k}=${x}`).join(' ')}` : ''}.\n`);
   for (const kind of opts.stores) {
     if (isInterrupted()) break;
     const rows = await benchStore(kind, opts);

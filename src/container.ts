@@ -98,7 +98,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       clientsBySlug: new Map((await clientRows.slugs(store.db, orgId)).map((c) => [c.slug, c.id])),
     }),
   });
-  const ingest = ingestService({ store, repo: ingestRows, cache: ingestConfig, clock, batchMax: config.ingestBatchMax });
+  const ingest = ingestService({ store, repo: ingestRows, cache: ingestConfig, clock, batchMax: config.ingestBatchMax, writerThread: config.ingestWriterThread });
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
   const sweeper = suppression.startSweeper(config.suppressionSweepSeconds * 1000);
   const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });

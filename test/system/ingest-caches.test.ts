@@ -19,7 +19,8 @@ for (const kind of STORE_KINDS) {
     before(async () => {
       store = await createTestStore(kind);
       org = await createOrg(store.url);
-      servers = await Promise.all([0, 1].map(() => startServer({ DATABASE_URL: store.url })));
+      // The instance under test (b) writes SQLite batches on its writer thread: a third connection to the file.
+      servers = await Promise.all([{}, { INGEST_WRITER_THREAD: 'true' }].map((env) => startServer({ DATABASE_URL: store.url, ...env })));
       [a, b] = servers as [ServerProcess, ServerProcess];
     });
     after(async () => {

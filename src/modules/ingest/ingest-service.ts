@@ -41,7 +41,7 @@ const createdOnce = (item: Extract<Item, { kind: 'upsert' }>, r: UpsertResult) =
 
 const allFiring = (job: IngestJob) => job.items.every((i) => i.kind === 'upsert' && i.sent === 'firing');
 
-export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache: IngestCache; clock: Clock; batchMax: number }) {
+export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache: IngestCache; clock: Clock; batchMax: number; writerThread: boolean }) {
   const { store, repo, cache, clock } = deps;
 
   const mappingOf = (integration: IntegrationRow): Mapping | null =>
@@ -184,10 +184,10 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     ? resolvedOutcome(op.fingerprint, results[i] as string | null)
     : createdOnce(op, results[i] as UpsertResult)));
 
-  // SQLite: on a writer thread when the file can be opened twice; a private in-memory database on this one.
+  // SQLite: on this thread, or on a writer thread when configured and the file can be opened twice.
   const conn = store.sqlite;
   const statements = repo.sqlite;
-  const thread = conn && conn.file !== ':memory:' ? sqliteWriterThread(conn.file) : null;
+  const thread = deps.writerThread && conn && conn.file !== ':memory:' ? sqliteWriterThread(conn.file) : null;
   const runSqlite = thread?.run ?? (conn && statements ? (jobs: Item[][]) => conn.exclusive((raw) => runSqliteBatch(raw, statements, jobs)) : null);
   const writer = runSqlite
     ? groupCommitWriter(deps.batchMax, async (jobs: IngestJob[]) => (await runSqlite(jobs.map((j) => j.items)))
