@@ -282,7 +282,7 @@ async function benchStore(kind: StoreKind, opts: Options): Promise<Row[]> {
       const perRequest = scenario === 'batch' ? BATCH : 1;
       const stored = (await total()) - before;
       row.stored = scenario === 'dup'
-        ? `${stored} alert(s) created for ${answered} 2xx answers`
+        ? `${stored} alert(s) created (one fingerprint per round) for ${fmt(answered)} 2xx answers`
         : `${fmt(stored)} alerts stored for ${fmt(answered * perRequest)} in 2xx answers${stored >= answered * perRequest ? '' : ' — MISMATCH'}`;
       rows.push(row);
     }
