@@ -16,30 +16,25 @@ import { checkMapping, type Mapping } from './mapping-fns.ts';
 import { normalizePayload, type NormalizedAlert } from './normalize-fns.ts';
 import { effectiveMapping } from './presets.ts';
 
-type Item = WriteOp;
-
-interface IngestJob {
-  orgId: string;
-  integrationId: string;
-  items: Item[];
-  receivedAt: number;
-}
+/** A request's alerts, as written: all of them or none. */
+type Job = WriteOp[];
+type UpsertOp = Extract<WriteOp, { kind: 'upsert' }>;
 
 const resolvedOutcome = (fingerprint: string, id: string | null): IngestOutcome => id
   ? { alertId: id, fingerprint, status: 'resolved', action: 'resolved' }
   : { alertId: null, fingerprint, status: null, action: 'ignored' };
 
 /** A row that comes back with as many occurrences as the statement sent it is new: it was inserted. */
-function upsertOutcome(item: Extract<Item, { kind: 'upsert' }>, r: UpsertResult, created: boolean): IngestOutcome {
+function upsertOutcome(item: UpsertOp, r: UpsertResult, created: boolean): IngestOutcome {
   const status = r.status as AlertStatus;
   const fingerprint = item.row.fingerprint;
   if (created) return { alertId: r.id, fingerprint, status, action: item.windowId ? 'suppressed' : 'created' };
   return { alertId: r.id, fingerprint, status, action: item.sent === 'firing' ? 'deduplicated' : item.sent };
 }
 
-const createdOnce = (item: Extract<Item, { kind: 'upsert' }>, r: UpsertResult) => upsertOutcome(item, r, Number(r.occurrences) === 1);
+const createdOnce = (item: UpsertOp, r: UpsertResult) => upsertOutcome(item, r, Number(r.occurrences) === 1);
 
-const allFiring = (job: IngestJob) => job.items.every((i) => i.kind === 'upsert' && i.sent === 'firing');
+const allFiring = (job: Job) => job.every((i) => i.kind === 'upsert' && i.sent === 'firing');
 
 export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache: IngestCache; clock: Clock; batchMax: number; writerThread: boolean }) {
   const { store, repo, cache, clock } = deps;
@@ -57,7 +52,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
   const clientIdOf = (integration: IntegrationRow, org: OrgConfig, labels: Record<string, string>): string | null =>
     (labels.client !== undefined ? org.clientsBySlug.get(labels.client) : undefined) ?? integration.client_id;
 
-  function itemOf(integration: IntegrationRow, org: OrgConfig, a: NormalizedAlert, now: number): Item {
+  function itemOf(integration: IntegrationRow, org: OrgConfig, a: NormalizedAlert, now: number): WriteOp {
     if (a.status === 'resolved') return { kind: 'resolve', orgId: integration.org_id, fingerprint: a.fingerprint, by: integration.id, at: now };
     const clientId = clientIdOf(integration, org, a.labels);
     const acked = a.status === 'acknowledged';
@@ -98,9 +93,9 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
   }
 
   /** One job, statement by statement, in `db` (a transaction, or the pool for a single statement). */
-  async function applyAsync(db: Kysely<DB>, job: IngestJob): Promise<IngestOutcome[]> {
+  async function applyAsync(db: Kysely<DB>, job: Job): Promise<IngestOutcome[]> {
     const out: IngestOutcome[] = [];
-    for (const item of job.items) {
+    for (const item of job) {
       out.push(item.kind === 'resolve'
         ? resolvedOutcome(item.fingerprint, await repo.resolve(db, item.orgId, item.fingerprint, item.by, item.at))
         : createdOnce(item, await repo.upsert(db, item.row, item.sent)));
@@ -112,7 +107,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
    * PostgreSQL, one job alone: one transaction; a job of a single statement runs autocommitted (atomic by
    * itself, and sparing BEGIN and COMMIT shortens the time a deduplicated alert's row stays locked).
    */
-  const alone = (job: IngestJob): Promise<IngestOutcome[]> => retried(() => (job.items.length === 1
+  const alone = (job: Job): Promise<IngestOutcome[]> => retried(() => (job.length === 1
     ? applyAsync(store.db, job)
     : store.db.transaction().execute((trx) => applyAsync(trx, job))));
 
@@ -125,7 +120,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
    * shared alerts in the same order. Jobs that resolve or acknowledge run alone; if the batch statement
    * fails for a reason other than a deadlock, each of its jobs runs alone, so only a failing one fails.
    */
-  async function postgresBatch(jobs: IngestJob[]): Promise<Array<Settled<IngestOutcome[]>>> {
+  async function postgresBatch(jobs: Job[]): Promise<Array<Settled<IngestOutcome[]>>> {
     const out = new Array<Promise<Settled<IngestOutcome[]>>>(jobs.length);
     const merged = new Map<string, { row: AlertRow; times: number }>();
     const fast: number[] = [];
@@ -135,8 +130,8 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
         return;
       }
       fast.push(i);
-      for (const item of job.items) {
-        const row = (item as Extract<Item, { kind: 'upsert' }>).row;
+      for (const item of job) {
+        const row = (item as UpsertOp).row;
         const key = `${row.org_id}\u0000${row.fingerprint}`;
         const m = merged.get(key);
         if (!m) merged.set(key, { row: { ...row }, times: 1 });
@@ -156,16 +151,16 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
         const rows = await retried(() => repo.upsertMany(store.db, keys.map((k) => (merged.get(k) as { row: AlertRow }).row)));
         results = new Map(rows.map((r) => [`${r.org_id}\u0000${r.fingerprint}`, r]));
       } catch {
-        for (const i of fast) out[i] = settle(alone(jobs[i] as IngestJob));
+        for (const i of fast) out[i] = settle(alone(jobs[i] as Job));
       }
       if (results) {
         const seen = new Set<string>();
         for (const i of fast) {
-          const job = jobs[i] as IngestJob;
+          const job = jobs[i] as Job;
           out[i] = Promise.resolve({
             ok: true,
-            value: job.items.map((item) => {
-              const upsert = item as Extract<Item, { kind: 'upsert' }>;
+            value: job.map((item) => {
+              const upsert = item as UpsertOp;
               const key = `${upsert.row.org_id}\u0000${upsert.row.fingerprint}`;
               const r = results.get(key) as UpsertResult;
               const first = !seen.has(key);
@@ -180,7 +175,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     return Promise.all(out);
   }
 
-  const outcomes = (items: Item[], results: OpResult[]): IngestOutcome[] => items.map((op, i) => (op.kind === 'resolve'
+  const outcomes = (ops: Job, results: OpResult[]): IngestOutcome[] => ops.map((op, i) => (op.kind === 'resolve'
     ? resolvedOutcome(op.fingerprint, results[i] as string | null)
     : createdOnce(op, results[i] as UpsertResult)));
 
@@ -188,10 +183,10 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
   const conn = store.sqlite;
   const statements = repo.sqlite;
   const thread = deps.writerThread && conn && conn.file !== ':memory:' ? sqliteWriterThread(conn.file) : null;
-  const runSqlite = thread?.run ?? (conn && statements ? (jobs: Item[][]) => conn.exclusive((raw) => runSqliteBatch(raw, statements, jobs)) : null);
+  const runSqlite = thread?.run ?? (conn && statements ? (jobs: Job[]) => conn.exclusive((raw) => runSqliteBatch(raw, statements, jobs)) : null);
   const writer = runSqlite
-    ? groupCommitWriter(deps.batchMax, async (jobs: IngestJob[]) => (await runSqlite(jobs.map((j) => j.items)))
-      .map((r, i): Settled<IngestOutcome[]> => (r.ok ? { ok: true, value: outcomes((jobs[i] as IngestJob).items, r.value) } : r)))
+    ? groupCommitWriter(deps.batchMax, async (jobs: Job[]) => (await runSqlite(jobs))
+      .map((r, i): Settled<IngestOutcome[]> => (r.ok ? { ok: true, value: outcomes(jobs[i] as Job, r.value) } : r)))
     : groupCommitWriter(deps.batchMax, postgresBatch);
 
   return {
@@ -203,7 +198,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
       const list = normalizeOrThrow(mappingOf(integration), body);
       const org = await cache.org(integration.org_id, version);
       const now = clock.now();
-      return writer.write({ orgId: integration.org_id, integrationId: integration.id, items: list.map((a) => itemOf(integration, org, a, now)), receivedAt: now });
+      return writer.write(list.map((a) => itemOf(integration, org, a, now)));
     },
 
     /**
