@@ -26,6 +26,8 @@ import { authRepo } from './modules/auth/auth-repo.ts';
 import { authService } from './modules/auth/auth-service.ts';
 import { clientsRepo } from './modules/clients/clients-repo.ts';
 import { clientsService } from './modules/clients/clients-service.ts';
+import { ingestCache } from './modules/ingest/ingest-cache.ts';
+import { ingestRepo } from './modules/ingest/ingest-repo.ts';
 import { ingestService } from './modules/ingest/ingest-service.ts';
 import { deliveryStats } from './modules/integrations/delivery-stats.ts';
 import { integrationsRepo } from './modules/integrations/integrations-repo.ts';
@@ -103,7 +105,16 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const alertRows = alertsRepo(store);
   const alerts = alertsService({ store, repo: alertRows, clock, cursors });
   const suppressionRows = suppressionRepo(store);
-  const ingest = ingestService({ store, alerts: alertRows, clients: clientRows, suppression: suppressionRows, clock, batchMax: config.ingestBatchMax });
+  const ingestRows = ingestRepo(store);
+  const ingestConfig = ingestCache({
+    repo: ingestRows,
+    now: () => clock.now(),
+    loadOrg: async (orgId, at) => ({
+      windows: await suppressionRows.notEnded(store.db, orgId, at),
+      clientsBySlug: new Map((await clientRows.slugs(store.db, orgId)).map((c) => [c.slug, c.id])),
+    }),
+  });
+  const ingest = ingestService({ store, repo: ingestRows, cache: ingestConfig, clock, batchMax: config.ingestBatchMax, writerThread: config.ingestWriterThread });
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
   const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
   const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });
@@ -146,6 +157,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     integrations,
     alerts,
     ingest,
+    ingestCache: ingestConfig,
     suppression,
     notifications,
     schedules,
@@ -164,6 +176,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       mailer?.close();
       await audit.close();
       await stats.close();
+      await ingest.close();
       // quit() needs a live connection; without one, stop reconnecting instead.
       if (redis) await redis.quit().catch(() => redis.disconnect());
       await store.close();

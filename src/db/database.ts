@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter, type RawBuilder } from 'kysely';
 import type { StoreConfig } from '../config.ts';
 import type { DB } from './schema.ts';
+import type { DatabaseSync } from 'node:sqlite';
 import { openSqlite } from './sqlite-database.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -20,6 +21,24 @@ export interface Store {
   /** PostgreSQL's connection pool (clients open, idle, and callers waiting for one); none for SQLite. */
   poolUsage(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
+  /** SQLite only (null on PostgreSQL): the connection itself, for the ingest path's synchronous prepared statements. */
+  readonly sqlite: SqliteConnection | null;
+}
+
+export interface SqliteConnection {
+  /** The database file (':memory:' for a private in-memory database that no other connection can open). */
+  readonly file: string;
+  readonly raw: DatabaseSync;
+  /**
+   * Runs `fn` holding the connection, so that no Kysely statement or transaction interleaves with it; `fn` is
+   * synchronous, so nothing else runs on the connection until it returns either.
+   */
+  exclusive<T>(fn: (raw: DatabaseSync) => T): Promise<T>;
+  /**
+   * Runs a read at once, unless a transaction is open on the connection (one that a Kysely caller is awaiting
+   * in): the read would see its uncommitted writes, so it waits for the connection instead.
+   */
+  read<T>(fn: (raw: DatabaseSync) => T): T | Promise<T>;
 }
 
 const INT8_OID = 20;
@@ -44,9 +63,10 @@ class MigratableSqliteDialect extends SqliteDialect {
 /** Opens the configured store; the PostgreSQL driver is loaded only when PostgreSQL is used. */
 export async function createStore(config: StoreConfig): Promise<Store> {
   if (config.kind === 'sqlite') {
-    const { database } = openSqlite(config.file);
+    const { database, raw } = openSqlite(config.file);
     const db = new Kysely<DB>({ dialect: new MigratableSqliteDialect({ database }) });
-    return makeStore(db, 'sqlite');
+    const exclusive = <T,>(fn: (r: DatabaseSync) => T): Promise<T> => db.connection().execute(async () => fn(raw));
+    return makeStore(db, 'sqlite', { file: config.file, raw, exclusive, read: (fn) => (raw.isTransaction ? exclusive(fn) : fn(raw)) });
   }
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
@@ -67,14 +87,15 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   // The failure still reaches the caller through its next query, and release() discards the broken client.
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return makeStore(db, 'postgres', () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
+  return makeStore(db, 'postgres', null, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
 }
 
-function makeStore(db: Kysely<DB>, dialect: Dialect, poolUsage: Store['poolUsage'] = () => undefined): Store {
+function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | null, poolUsage: Store['poolUsage'] = () => undefined): Store {
   let closed: Promise<void> | undefined;
   return {
     db,
     dialect,
+    sqlite,
     readJson: <T,>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T,
     // SQLite's `->>` reads a text key as a JSON path (`$x` is an error, `a"b` never matches); json_each does not.
     jsonText: dialect === 'sqlite'

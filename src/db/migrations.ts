@@ -93,6 +93,45 @@ const POSTGRES_EVENT_TRIGGERS = [
      execute function alertflow_alert_events()`,
 ];
 
+/**
+ * What ingest caches per organization (integrations by token, suppression windows, client slugs) is valid
+ * while the organization's row in `config_versions` keeps its number: every change that matters bumps it in
+ * the changing transaction, whichever instance or process makes it, so a reader that finds the number it
+ * cached with knows its copy is current. Counter flushes (accepted_count…) touch none of the watched columns.
+ */
+const CONFIG_SOURCES = [
+  { table: 'integrations', events: ['delete', 'update of token, enabled, org_id, preset, mapping, client_id'] },
+  { table: 'suppression_windows', events: ['insert', 'delete', 'update'] },
+  { table: 'clients', events: ['insert', 'delete', 'update of slug, org_id'] },
+] as const;
+const BUMP_SQL = (orgId: string) =>
+  `insert into config_versions (org_id, version) values (${orgId}, 1) on conflict (org_id) do update set version = config_versions.version + 1`;
+
+function configVersionTriggers(dialect: Dialect): string[] {
+  const out: string[] = [];
+  if (dialect === 'postgres') {
+    // A row moved to another organization (org_id updated) invalidates both.
+    out.push(`create function alertflow_bump_config() returns trigger language plpgsql as $$
+      begin
+        if tg_op <> 'INSERT' then ${BUMP_SQL('old.org_id')}; end if;
+        if tg_op <> 'DELETE' and (tg_op = 'INSERT' or new.org_id is distinct from old.org_id) then ${BUMP_SQL('new.org_id')}; end if;
+        return null;
+      end $$`);
+  }
+  for (const { table, events } of CONFIG_SOURCES) {
+    for (const event of events) {
+      const name = `${table}_config_${event.split(' ')[0]}`;
+      if (dialect === 'postgres') {
+        out.push(`create trigger ${name} after ${event} on ${table} for each row execute function alertflow_bump_config()`);
+      } else {
+        const rows = event === 'insert' ? ['new'] : event === 'delete' ? ['old'] : ['old', 'new'];
+        out.push(`create trigger ${name} after ${event} on ${table} begin ${rows.map((r) => `${BUMP_SQL(`${r}.org_id`)};`).join(' ')} end`);
+      }
+    }
+  }
+  return out;
+}
+
 /** Numbered, forward-only migrations. Never edit one that has shipped; add the next number. */
 function migrations(dialect: Dialect): Record<string, Migration> {
   const t = types(dialect);
@@ -434,6 +473,15 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('audit_org_actor_created').on('audit_events').columns(['org_id', 'actor_type', 'actor_id', 'created_at', 'id']).execute();
         // Sign-in looks a person up by email across organizations.
         await db.schema.createIndex('users_email').on('users').columns(['email']).execute();
+      },
+    },
+    '0008_config_versions': {
+      async up(db: Kysely<any>) {
+        await db.schema.createTable('config_versions')
+          .addColumn('org_id', 'text', (c) => c.primaryKey())
+          .addColumn('version', t.ts, (c) => c.notNull())
+          .execute();
+        for (const statement of configVersionTriggers(dialect)) await sql.raw(statement).execute(db);
       },
     },
   };

@@ -194,6 +194,8 @@ export interface DB {
     idempotency_key: string;
   };
   alert_counts: { org_id: string; status: string; shard: number; n: number };
+  /** Bumped by triggers whenever what ingest caches per organization changes (migration 0008). */
+  config_versions: { org_id: string; version: number };
   alerts: {
     id: string;
     org_id: string;

@@ -4,7 +4,7 @@ import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Keyset } from '../../lib/pagination.ts';
-import { OPEN_STATUSES, type AlertStatus } from './alerts-fns.ts';
+import type { AlertStatus } from './alerts-fns.ts';
 
 export type AlertRow = DB['alerts'];
 
@@ -21,25 +21,12 @@ export interface AlertFilter {
   q?: string;
 }
 
-export interface UpsertResult {
-  id: string;
-  status: string;
-  created: boolean;
-}
-
 const LIST_COLUMNS = [
   'id', 'org_id', 'integration_id', 'client_id', 'incident_id', 'fingerprint', 'title', 'severity', 'status', 'source',
   'description', 'labels', 'annotations', 'occurrences', 'last_seen_at', 'acknowledged_at', 'acknowledged_by_type',
   'acknowledged_by_id', 'resolved_at', 'resolved_by_type', 'resolved_by_id', 'suppression_id', 'created_at', 'updated_at',
 ] as const;
 export type AlertListRow = Pick<AlertRow, (typeof LIST_COLUMNS)[number]>;
-
-/**
- * The predicate of the partial unique index `alerts_open_fingerprint`, as literal SQL: SQLite matches an
- * upsert's conflict target to a partial index only when the WHERE clauses agree term by term, which bound
- * parameters never do.
- */
-const OPEN_INDEX_PREDICATE = sql<boolean>`status in ('firing', 'acknowledged', 'suppressed')`;
 
 const byStatusOnly = (f: AlertFilter): boolean =>
   Object.entries(f).every(([k, v]) => v === undefined || k === 'status' || (k === 'labels' && (v as unknown[]).length === 0));
@@ -76,44 +63,6 @@ export function alertsRepo(store: Store) {
       (await db.selectFrom('incidents').select('number').where('org_id', '=', orgId).where('id', '=', incidentId).executeTakeFirst())?.number ?? null,
     get: (db: Kysely<DB>, orgId: string, id: string) =>
       db.selectFrom('alerts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
-
-    /**
-     * Inserts a new open alert, or — when the organization already has an open alert with this fingerprint —
-     * updates that one. The partial unique index decides which, atomically, even across instances.
-     * `sent`, the status the payload asked for, decides what happens to an open alert: `firing` keeps its
-     * status (even when the new row itself would be stored `suppressed` by a suppression window);
-     * `acknowledged` / `suppressed` move it there, and the sender's status then no longer belongs to a window.
-     */
-    async upsertOpen(db: Kysely<DB>, row: AlertRow, sent: AlertStatus = row.status as AlertStatus): Promise<UpsertResult> {
-      const moves = sent !== 'firing';
-      const r = await db.insertInto('alerts').values(row)
-        .onConflict((oc) => oc.columns(['org_id', 'fingerprint']).where(OPEN_INDEX_PREDICATE)
-          .doUpdateSet((eb) => ({
-            occurrences: eb('alerts.occurrences', '+', 1),
-            last_seen_at: eb.ref('excluded.last_seen_at'),
-            updated_at: eb.ref('excluded.updated_at'),
-            payload: eb.ref('excluded.payload'),
-            ...(moves && { status: eb.ref('excluded.status'), suppression_id: eb.ref('excluded.suppression_id') }),
-            ...(sent === 'acknowledged' && {
-              acknowledged_at: eb.fn.coalesce('alerts.acknowledged_at', 'excluded.acknowledged_at'),
-              acknowledged_by_type: eb.fn.coalesce('alerts.acknowledged_by_type', 'excluded.acknowledged_by_type'),
-              acknowledged_by_id: eb.fn.coalesce('alerts.acknowledged_by_id', 'excluded.acknowledged_by_id'),
-            }),
-          })))
-        .returning(['id', 'status', 'occurrences'])
-        .executeTakeFirstOrThrow();
-      // A fresh row starts at one occurrence; a matched row has just been raised above one.
-      return { id: r.id, status: r.status, created: Number(r.occurrences) === 1 };
-    },
-
-    /** Resolves the open alert with this fingerprint; null when there is none. */
-    async resolveOpen(db: Kysely<DB>, orgId: string, fingerprint: string, by: Actor, at: number): Promise<string | null> {
-      const r = await db.updateTable('alerts')
-        .set({ status: 'resolved', resolved_at: at, resolved_by_type: by.type, resolved_by_id: by.id, last_seen_at: at, updated_at: at })
-        .where('org_id', '=', orgId).where('fingerprint', '=', fingerprint).where('status', 'in', [...OPEN_STATUSES])
-        .returning('id').executeTakeFirst();
-      return r?.id ?? null;
-    },
 
     /**
      * A workflow's changes to an alert (severity, labels, suppression). Suppressed by a workflow, it belongs

@@ -21,6 +21,8 @@ export function clientsRepo() {
     insert: (db: Kysely<DB>, row: ClientRow) => db.insertInto('clients').values(row).execute(),
     get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
     bySlugs,
+    /** Every client of the organization, by slug (ingest caches them). */
+    slugs: (db: Kysely<DB>, orgId: string) => db.selectFrom('clients').select(['id', 'slug']).where('org_id', '=', orgId).execute(),
     page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
       keysetPage(scoped(db, orgId).selectAll(), limit, after).execute(),
     count: (db: Kysely<DB>, orgId: string) => countRows(scoped(db, orgId)),

@@ -3,12 +3,15 @@ import { authFailed, spend, type Limits } from '../../http/auth.ts';
 import type { Api } from '../../http/types.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 import type { IntegrationsService } from '../integrations/integrations-service.ts';
+import type { IngestCache } from './ingest-cache.ts';
 import { IngestResponse } from './ingest-schemas.ts';
 import type { IngestService } from './ingest-service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     integration?: IntegrationRow;
+    /** The organization's config version read with the integration (what ingest's caches are checked against). */
+    configVersion?: number;
     /** The start of a body that was not valid JSON, for the integration's rejections log. */
     invalidBody?: string;
   }
@@ -37,16 +40,18 @@ export const isIngestUrl = (url: string): boolean => url.startsWith(INGEST_PREFI
  */
 export const refuseIngestToken = (limits: Limits, ip: string): Promise<never> => authFailed(limits, ip, 'Invalid or disabled ingest token');
 
-export function ingestRoutes(app: Api, deps: { ingest: IngestService; integrations: IntegrationsService; limits: Limits }): void {
-  const { ingest, integrations, limits } = deps;
+export function ingestRoutes(app: Api, deps: { ingest: IngestService; ingestCache: IngestCache; integrations: IntegrationsService; limits: Limits }): void {
+  const { ingest, ingestCache, integrations, limits } = deps;
   app.post(INGEST_ROUTE, {
     // Not part of /api/v1: no entry in the OpenAPI description (interface §4.3).
     schema: { hide: true, params: Type.Object({ token: Type.String({ maxLength: 200 }) }), response: { 200: IngestResponse } },
     // Token (401) and rate limit (429) come before the body is read: content type (415), size (413), JSON (400).
     onRequest: async (req, reply) => {
       const { token } = req.params as { token: string };
-      const integration = await integrations.byToken(token);
-      if (!integration) return refuseIngestToken(limits, req.ip);
+      const found = await ingestCache.integration(token);
+      if (!found) return refuseIngestToken(limits, req.ip);
+      const integration = found.row;
+      req.configVersion = found.version;
       // Known from here on, so that even a refusal shows up in the integration's counters and log.
       req.integration = integration;
       if (integration.enabled !== 1) return refuseIngestToken(limits, req.ip);
@@ -64,5 +69,5 @@ export function ingestRoutes(app: Api, deps: { ingest: IngestService; integratio
       }
       return payload;
     },
-  }, async (req) => ({ data: { alerts: await ingest.ingest(req.integration as IntegrationRow, req.body) } }));
+  }, async (req) => ({ data: { alerts: await ingest.ingest(req.integration as IntegrationRow, req.configVersion as number, req.body) } }));
 }

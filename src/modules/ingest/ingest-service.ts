@@ -1,33 +1,43 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import type { AlertStatus } from '../alerts/alerts-fns.ts';
-import type { AlertRow, AlertsRepo } from '../alerts/alerts-repo.ts';
-import type { ClientsRepo } from '../clients/clients-repo.ts';
+import type { AlertRow } from '../alerts/alerts-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
-import { matchingWindow, type SuppressionWindow } from '../suppression/suppression-fns.ts';
-import type { SuppressionRepo } from '../suppression/suppression-repo.ts';
+import { matchingWindow } from '../suppression/suppression-fns.ts';
+import type { IngestCache, OrgConfig } from './ingest-cache.ts';
+import type { IngestRepoImpl, OpResult, UpsertResult, WriteOp } from './ingest-repo.ts';
 import type { AlertPreview, IngestOutcome } from './ingest-schemas.ts';
-import { groupCommitWriter, perRequestWriter } from './ingest-writer.ts';
+import { groupCommitWriter, retried, runSqliteBatch, sqliteWriterThread, type Settled } from './ingest-writer.ts';
 import { checkMapping, type Mapping } from './mapping-fns.ts';
 import { normalizePayload, type NormalizedAlert } from './normalize-fns.ts';
 import { effectiveMapping } from './presets.ts';
 
-interface IngestJob {
-  orgId: string;
-  integrationId: string;
-  alerts: NormalizedAlert[];
-  /** Per alert: its client (from `labels.client`, else the integration's). */
-  clientIds: Array<string | null>;
-  receivedAt: number;
+/** A request's alerts, as written: all of them or none. */
+type Job = WriteOp[];
+type UpsertOp = Extract<WriteOp, { kind: 'upsert' }>;
+
+const resolvedOutcome = (fingerprint: string, id: string | null): IngestOutcome => id
+  ? { alertId: id, fingerprint, status: 'resolved', action: 'resolved' }
+  : { alertId: null, fingerprint, status: null, action: 'ignored' };
+
+/** A row that comes back with as many occurrences as the statement sent it is new: it was inserted. */
+function upsertOutcome(item: UpsertOp, r: UpsertResult, created: boolean): IngestOutcome {
+  const status = r.status as AlertStatus;
+  const fingerprint = item.row.fingerprint;
+  if (created) return { alertId: r.id, fingerprint, status, action: item.windowId ? 'suppressed' : 'created' };
+  return { alertId: r.id, fingerprint, status, action: item.sent === 'firing' ? 'deduplicated' : item.sent };
 }
 
-export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients: ClientsRepo; suppression: Pick<SuppressionRepo, 'forOrg'>; clock: Clock; batchMax: number }) {
-  const { store, alerts, clients, suppression, clock } = deps;
+const createdOnce = (item: UpsertOp, r: UpsertResult) => upsertOutcome(item, r, Number(r.occurrences) === 1);
+
+const allFiring = (job: Job) => job.every((i) => i.kind === 'upsert' && i.sent === 'firing');
+
+export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache: IngestCache; clock: Clock; batchMax: number; writerThread: boolean }) {
+  const { store, repo, cache, clock } = deps;
 
   const mappingOf = (integration: IntegrationRow): Mapping | null =>
     effectiveMapping(integration.preset, integration.mapping === null ? null : store.readJson<Mapping>(integration.mapping));
@@ -39,32 +49,29 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients:
   }
 
   /** An alert belongs to the client whose slug is its `labels.client`, else to its integration's client. */
-  async function clientIdsOf(integration: IntegrationRow, list: NormalizedAlert[]): Promise<Array<string | null>> {
-    const slugs = list.map((a) => a.labels.client).filter((s): s is string => s !== undefined);
-    const found = new Map((await clients.bySlugs(store.db, integration.org_id, slugs)).map((c) => [c.slug, c.id]));
-    return list.map((a) => (a.labels.client !== undefined ? found.get(a.labels.client) : undefined) ?? integration.client_id);
-  }
+  const clientIdOf = (integration: IntegrationRow, org: OrgConfig, labels: Record<string, string>): string | null =>
+    (labels.client !== undefined ? org.clientsBySlug.get(labels.client) : undefined) ?? integration.client_id;
 
-  async function applyOne(db: Kysely<DB>, job: IngestJob, a: NormalizedAlert, clientId: string | null, windows: SuppressionWindow[]): Promise<IngestOutcome> {
-    const by: Actor = { type: 'integration', id: job.integrationId };
-    const now = job.receivedAt;
-    if (a.status === 'resolved') {
-      const id = await alerts.resolveOpen(db, job.orgId, a.fingerprint, by, now);
-      return id
-        ? { alertId: id, fingerprint: a.fingerprint, status: 'resolved', action: 'resolved' }
-        : { alertId: null, fingerprint: a.fingerprint, status: null, action: 'ignored' };
-    }
+  function itemOf(integration: IntegrationRow, org: OrgConfig, a: NormalizedAlert, now: number): WriteOp {
+    if (a.status === 'resolved') return { kind: 'resolve', orgId: integration.org_id, fingerprint: a.fingerprint, by: integration.id, at: now };
+    const clientId = clientIdOf(integration, org, a.labels);
     const acked = a.status === 'acknowledged';
+    const title = a.title as string;
+    const severity = a.severity as string;
+    // A new firing alert that a suppression window in force holds is stored suppressed by that window (contract §4).
+    const windowId = a.status === 'firing'
+      ? matchingWindow(org.windows, { ...a, title, severity, clientId, integrationId: integration.id }, now)
+      : null;
     const row: AlertRow = {
       id: newId('alt'),
-      org_id: job.orgId,
-      integration_id: job.integrationId,
+      org_id: integration.org_id,
+      integration_id: integration.id,
       client_id: clientId,
       incident_id: null,
       fingerprint: a.fingerprint,
-      title: a.title as string,
-      severity: a.severity as string,
-      status: a.status,
+      title,
+      severity,
+      status: windowId ? 'suppressed' : a.status,
       source: a.source,
       description: a.description,
       labels: JSON.stringify(a.labels),
@@ -73,51 +80,125 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients:
       occurrences: 1,
       last_seen_at: now,
       acknowledged_at: acked ? now : null,
-      acknowledged_by_type: acked ? by.type : null,
-      acknowledged_by_id: acked ? by.id : null,
+      acknowledged_by_type: acked ? 'integration' : null,
+      acknowledged_by_id: acked ? integration.id : null,
       resolved_at: null,
       resolved_by_type: null,
       resolved_by_id: null,
-      suppression_id: null,
+      suppression_id: windowId,
       created_at: now,
       updated_at: now,
     };
-    // A new firing alert that a suppression window in force holds is stored suppressed by that window (contract §4).
-    const windowId = a.status === 'firing'
-      ? matchingWindow(windows, { ...a, title: row.title, severity: row.severity, clientId, integrationId: job.integrationId }, now)
-      : null;
-    if (windowId) {
-      row.status = 'suppressed';
-      row.suppression_id = windowId;
-    }
-    const r = await alerts.upsertOpen(db, row, a.status);
-    const status = r.status as AlertStatus;
-    if (r.created) return { alertId: r.id, fingerprint: a.fingerprint, status, action: windowId ? 'suppressed' : 'created' };
-    return { alertId: r.id, fingerprint: a.fingerprint, status, action: a.status === 'firing' ? 'deduplicated' : a.status };
+    return { kind: 'upsert', row, sent: a.status, windowId };
   }
 
-  async function apply(db: Kysely<DB>, job: IngestJob): Promise<IngestOutcome[]> {
+  /** One job, statement by statement, in `db` (a transaction, or the pool for a single statement). */
+  async function applyAsync(db: Kysely<DB>, job: Job): Promise<IngestOutcome[]> {
     const out: IngestOutcome[] = [];
-    // Read once per job, and only when a firing alert may need them.
-    const windows = job.alerts.some((a) => a.status === 'firing') ? await suppression.forOrg(db, job.orgId, job.receivedAt) : [];
-    for (const [i, a] of job.alerts.entries()) out.push(await applyOne(db, job, a, job.clientIds[i] ?? null, windows));
+    for (const item of job) {
+      out.push(item.kind === 'resolve'
+        ? resolvedOutcome(item.fingerprint, await repo.resolve(db, item.orgId, item.fingerprint, item.by, item.at))
+        : createdOnce(item, await repo.upsert(db, item.row, item.sent)));
+    }
     return out;
   }
 
-  const writer = store.dialect === 'sqlite'
-    ? groupCommitWriter(store, apply, deps.batchMax)
-    // Each alert of a job is one statement (an upsert, or a resolving UPDATE).
-    : perRequestWriter(store, apply, (job) => job.alerts.length === 1);
+  /**
+   * PostgreSQL, one job alone: one transaction; a job of a single statement runs autocommitted (atomic by
+   * itself, and sparing BEGIN and COMMIT shortens the time a deduplicated alert's row stays locked).
+   */
+  const alone = (job: Job): Promise<IngestOutcome[]> => retried(() => (job.length === 1
+    ? applyAsync(store.db, job)
+    : store.db.transaction().execute((trx) => applyAsync(trx, job))));
+
+  const settle = async <R,>(p: Promise<R>): Promise<Settled<R>> => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+
+  /**
+   * PostgreSQL group commit: the firing alerts of every job in the batch go in one multi-row upsert (one
+   * statement, so all of them or none), the same fingerprint sent several times merged into one row that
+   * counts them all. Rows go in (organization, fingerprint) order, so that two instances' batches lock
+   * shared alerts in the same order. Jobs that resolve or acknowledge run alone; if the batch statement
+   * fails for a reason other than a deadlock, each of its jobs runs alone, so only a failing one fails.
+   */
+  async function postgresBatch(jobs: Job[]): Promise<Array<Settled<IngestOutcome[]>>> {
+    const out = new Array<Promise<Settled<IngestOutcome[]>>>(jobs.length);
+    const merged = new Map<string, { row: AlertRow; times: number }>();
+    const fast: number[] = [];
+    jobs.forEach((job, i) => {
+      if (!allFiring(job)) {
+        out[i] = settle(alone(job));
+        return;
+      }
+      fast.push(i);
+      for (const item of job) {
+        const row = (item as UpsertOp).row;
+        const key = `${row.org_id}\u0000${row.fingerprint}`;
+        const m = merged.get(key);
+        if (!m) merged.set(key, { row: { ...row }, times: 1 });
+        else {
+          m.times++;
+          m.row.occurrences = m.times;
+          // Sent later: as a matched alert's update would, the last payload and time win.
+          m.row.payload = row.payload;
+          m.row.last_seen_at = m.row.updated_at = Math.max(m.row.last_seen_at, row.last_seen_at);
+        }
+      }
+    });
+    if (fast.length > 0) {
+      const keys = [...merged.keys()].sort();
+      let results: Map<string, UpsertResult> | null = null;
+      try {
+        const rows = await retried(() => repo.upsertMany(store.db, keys.map((k) => (merged.get(k) as { row: AlertRow }).row)));
+        results = new Map(rows.map((r) => [`${r.org_id}\u0000${r.fingerprint}`, r]));
+      } catch {
+        for (const i of fast) out[i] = settle(alone(jobs[i] as Job));
+      }
+      if (results) {
+        const seen = new Set<string>();
+        for (const i of fast) {
+          const job = jobs[i] as Job;
+          out[i] = Promise.resolve({
+            ok: true,
+            value: job.map((item) => {
+              const upsert = item as UpsertOp;
+              const key = `${upsert.row.org_id}\u0000${upsert.row.fingerprint}`;
+              const r = results.get(key) as UpsertResult;
+              const first = !seen.has(key);
+              seen.add(key);
+              // Only the first sender of a merged row can have created it; the others deduplicated it.
+              return upsertOutcome(upsert, r, first && Number(r.occurrences) === (merged.get(key) as { times: number }).times);
+            }),
+          });
+        }
+      }
+    }
+    return Promise.all(out);
+  }
+
+  const outcomes = (ops: Job, results: OpResult[]): IngestOutcome[] => ops.map((op, i) => (op.kind === 'resolve'
+    ? resolvedOutcome(op.fingerprint, results[i] as string | null)
+    : createdOnce(op, results[i] as UpsertResult)));
+
+  // SQLite: on this thread, or on a writer thread when configured and the file can be opened twice.
+  const conn = store.sqlite;
+  const statements = repo.sqlite;
+  const thread = deps.writerThread && conn && conn.file !== ':memory:' ? sqliteWriterThread(conn.file) : null;
+  const runSqlite = thread?.run ?? (conn && statements ? (jobs: Job[]) => conn.exclusive((raw) => runSqliteBatch(raw, statements, jobs)) : null);
+  const writer = runSqlite
+    ? groupCommitWriter(deps.batchMax, async (jobs: Job[]) => (await runSqlite(jobs))
+      .map((r, i): Settled<IngestOutcome[]> => (r.ok ? { ok: true, value: outcomes(jobs[i] as Job, r.value) } : r)))
+    : groupCommitWriter(deps.batchMax, postgresBatch);
 
   return {
     /**
      * Maps and validates a payload and stores its alerts, all or none; resolves only once they are
-     * committed (a 200 means stored).
+     * committed (a 200 means stored). `version`: the organization's config version this request read.
      */
-    async ingest(integration: IntegrationRow, body: unknown): Promise<IngestOutcome[]> {
+    async ingest(integration: IntegrationRow, version: number, body: unknown): Promise<IngestOutcome[]> {
       const list = normalizeOrThrow(mappingOf(integration), body);
-      const clientIds = await clientIdsOf(integration, list);
-      return writer.write({ orgId: integration.org_id, integrationId: integration.id, alerts: list, clientIds, receivedAt: clock.now() });
+      const org = await cache.org(integration.org_id, version);
+      const now = clock.now();
+      return writer.write(list.map((a) => itemOf(integration, org, a, now)));
     },
 
     /**
@@ -129,10 +210,13 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients:
       if (invalid.length > 0) throw new AppError('VALIDATION_ERROR', 'Mapping is invalid', invalid);
       const result = normalizePayload(mapping === undefined ? mappingOf(integration) : mapping, body);
       if (!result.ok) return { ok: false, alerts: [], errors: result.errors };
-      const clientIds = await clientIdsOf(integration, result.alerts);
-      const alerts = result.alerts.map(({ payload: _raw, ...a }, i) => ({ ...a, clientId: clientIds[i] ?? null }));
+      const org = await cache.org(integration.org_id, await repo.version(integration.org_id));
+      const alerts = result.alerts.map(({ payload: _raw, ...a }) => ({ ...a, clientId: clientIdOf(integration, org, a.labels) }));
       return { ok: true, alerts, errors: [] };
     },
+
+    /** Ends the SQLite writer thread; call once no request is in flight. */
+    close: async (): Promise<void> => thread?.close(),
   };
 }
 export type IngestService = ReturnType<typeof ingestService>;

@@ -1,36 +1,29 @@
-import { sql, type Kysely } from 'kysely';
-import type { Store } from '../../db/database.ts';
-import type { DB } from '../../db/schema.ts';
+import { once } from 'node:events';
+import type { DatabaseSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
+import type { OpResult, SqliteStatements, WriteOp } from './ingest-repo.ts';
 
 /** Runs a unit of ingest work inside a transaction and resolves only after that transaction committed. */
 export interface TransactionalWriter<J, R> {
   write(job: J): Promise<R>;
 }
 
-/**
- * PostgreSQL: one transaction per request; the pool runs them concurrently and the server merges their
- * WAL flushes. A job of a single statement runs autocommitted: it is atomic by itself, and sparing the
- * BEGIN and COMMIT round trips shortens the time a deduplicated alert's row stays locked.
- */
-export function perRequestWriter<J, R>(store: Store, apply: (db: Kysely<DB>, job: J) => Promise<R>, singleStatement: (job: J) => boolean): TransactionalWriter<J, R> {
-  const once = (job: J) => (singleStatement(job) ? apply(store.db, job) : store.db.transaction().execute((trx) => apply(trx, job)));
-  return {
-    async write(job) {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await once(job);
-        } catch (err) {
-          // A deadlock or serialization failure rolled the whole job back; running it again is safe.
-          if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
-        }
-      }
-    },
-  };
-}
+export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
-/** PostgreSQL's deadlock_detected and serialization_failure. */
+/** PostgreSQL's deadlock_detected and serialization_failure: the statement was rolled back whole and may run again. */
 const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 3;
+
+/** Runs `once` again after a deadlock or serialization failure, which rolled all of its work back. */
+export async function retried<R>(once: () => Promise<R>): Promise<R> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once();
+    } catch (err) {
+      if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has((err as { code?: string }).code ?? '')) throw err;
+    }
+  }
+}
 
 interface Pending<J, R> {
   job: J;
@@ -39,47 +32,30 @@ interface Pending<J, R> {
 }
 
 /**
- * SQLite group commit: SQLite has one writer, and its cost per request is the commit's fsync. Requests
- * that arrive while a batch is being written wait for the next one, and each batch is one transaction,
- * so one fsync makes many requests durable. Each job runs under its own savepoint: a job that fails
- * is rolled back alone and only its caller sees the error. Every caller is answered after COMMIT.
+ * Group commit: requests that arrive while a batch is being written wait for the next one, and each batch is
+ * written by one `runBatch` (one transaction, or one statement), so one commit — one fsync, one round trip —
+ * answers many requests. `runBatch` settles each job on its own; every caller is answered after the commit.
  */
-export function groupCommitWriter<J, R>(store: Store, apply: (db: Kysely<DB>, job: J) => Promise<R>, maxBatch: number): TransactionalWriter<J, R> {
+export function groupCommitWriter<J, R>(maxBatch: number, runBatch: (jobs: J[]) => Promise<Array<Settled<R>>>): TransactionalWriter<J, R> {
   let queue: Array<Pending<J, R>> = [];
   let draining = false;
 
-  async function runBatch(batch: Array<Pending<J, R>>): Promise<void> {
-    const outcomes: Array<{ ok: true; value: R } | { ok: false; error: unknown }> = [];
-    try {
-      await store.db.transaction().execute(async (trx) => {
-        for (const { job } of batch) {
-          await sql`savepoint job`.execute(trx);
-          try {
-            outcomes.push({ ok: true, value: await apply(trx, job) });
-            await sql`release savepoint job`.execute(trx);
-          } catch (error) {
-            await sql`rollback to savepoint job`.execute(trx);
-            await sql`release savepoint job`.execute(trx);
-            outcomes.push({ ok: false, error });
-          }
-        }
-      });
-    } catch (error) {
-      for (const p of batch) p.reject(error);
-      return;
-    }
-    batch.forEach((p, i) => {
-      const o = outcomes[i] as (typeof outcomes)[number];
-      if (o.ok) p.resolve(o.value);
-      else p.reject(o.error);
-    });
-  }
-
   async function drain(): Promise<void> {
     while (queue.length > 0) {
-      const batch = queue.slice(0, maxBatch);
-      queue = queue.slice(batch.length);
-      await runBatch(batch);
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+      let outcomes: Array<Settled<R>>;
+      try {
+        outcomes = await runBatch(batch.map((p) => p.job));
+      } catch (error) {
+        for (const p of batch) p.reject(error);
+        continue;
+      }
+      batch.forEach((p, i) => {
+        const o = outcomes[i] as Settled<R>;
+        if (o.ok) p.resolve(o.value);
+        else p.reject(o.error);
+      });
     }
     draining = false;
   }
@@ -94,6 +70,96 @@ export function groupCommitWriter<J, R>(store: Store, apply: (db: Kysely<DB>, jo
           setImmediate(() => void drain());
         }
       });
+    },
+  };
+}
+
+/**
+ * SQLite: a batch is one transaction, run synchronously. A job of several statements runs under a savepoint,
+ * so that one failing is rolled back alone and only its caller sees the error; a single statement is atomic
+ * by itself.
+ */
+export function runSqliteBatch(raw: DatabaseSync, st: SqliteStatements, jobs: WriteOp[][]): Array<Settled<OpResult[]>> {
+  const out: Array<Settled<OpResult[]>> = [];
+  raw.exec('begin immediate');
+  try {
+    for (const ops of jobs) {
+      const guarded = ops.length > 1;
+      if (guarded) raw.exec('savepoint job');
+      try {
+        out.push({ ok: true, value: ops.map((op) => (op.kind === 'resolve' ? st.resolve(op.orgId, op.fingerprint, op.by, op.at) : st.upsert(op.row, op.sent))) });
+        if (guarded) raw.exec('release savepoint job');
+      } catch (error) {
+        if (guarded) raw.exec('rollback to savepoint job; release savepoint job');
+        out.push({ ok: false, error });
+      }
+      // Some errors (I/O, a full disk) make SQLite roll the whole transaction back: the batch then failed whole.
+      if (!raw.isTransaction) throw new Error('SQLite rolled the ingest transaction back');
+    }
+    raw.exec('commit');
+  } catch (error) {
+    if (raw.isTransaction) raw.exec('rollback');
+    throw error;
+  }
+  return out;
+}
+
+/** A batch for the writer thread, and its answer. */
+export interface WorkerRequest {
+  id: number;
+  jobs: WriteOp[][];
+}
+export type WorkerReply = { id: number; ok: true; out: Array<Settled<OpResult[]>> } | { id: number; ok: false; error: unknown };
+
+/**
+ * SQLite batches written by a thread of their own, on its own connection to the file: SQLite's work and the
+ * commit's fsync no longer stop the main thread, which parses and validates the next requests meanwhile
+ * (WAL lets the main connection read, and busy_timeout serializes its few writes with the thread's).
+ * The thread starts with the first batch and is started again after a crash (whose batch fails).
+ */
+export function sqliteWriterThread(file: string) {
+  let worker: Worker | null = null;
+  const pending = new Map<number, { resolve: (out: Array<Settled<OpResult[]>>) => void; reject: (e: unknown) => void }>();
+  let next = 0;
+
+  const failAll = (error: unknown) => {
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+  const start = (): Worker => {
+    const w = new Worker(new URL('./ingest-write-worker.ts', import.meta.url), { workerData: { file } });
+    w.on('message', (m: WorkerReply) => {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      if (m.ok) p?.resolve(m.out);
+      else p?.reject(m.error);
+    });
+    const gone = (error: unknown) => {
+      if (worker === w) worker = null;
+      failAll(error);
+    };
+    w.on('error', gone);
+    w.on('exit', (code) => gone(new Error(`the ingest writer thread exited (${code})`)));
+    // In-flight requests keep the process alive; an idle writer thread must not.
+    w.unref();
+    return w;
+  };
+
+  return {
+    run: (jobs: WriteOp[][]): Promise<Array<Settled<OpResult[]>>> => new Promise((resolve, reject) => {
+      worker ??= start();
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, jobs } satisfies WorkerRequest);
+    }),
+    /** Lets the thread close its connection and end (called after the last request was answered). */
+    async close(): Promise<void> {
+      const w = worker;
+      worker = null;
+      if (!w) return;
+      const ended = once(w, 'exit');
+      w.postMessage('close');
+      await ended;
     },
   };
 }

@@ -27,9 +27,6 @@ export function integrationsRepo() {
   return {
     insert: (db: Kysely<DB>, row: IntegrationRow) => db.insertInto('integrations').values(row).execute(),
     get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
-    /** The ingest lookup: the token is the only credential, so it is matched exactly through its unique index. */
-    byToken: (db: Kysely<DB>, token: string) =>
-      db.selectFrom('integrations').selectAll().where('token', '=', token).executeTakeFirst(),
     page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
       keysetPage(scoped(db, orgId).selectAll(), limit, after).execute(),
     count: (db: Kysely<DB>, orgId: string) => countRows(scoped(db, orgId)),

@@ -157,7 +157,7 @@ export function integrationsService(deps: {
       });
     },
 
-    /** A new token; the old one is refused from the next request on, on every instance (tokens are read from the store). */
+    /** A new token; the old one is refused from the next request on, on every instance (the change bumps the config version ingest checks). */
     async rotateToken(orgId: string, actor: Actor, id: string): Promise<Integration> {
       const row = await store.db.transaction().execute(async (trx) => {
         const updated = await repo.update(trx, orgId, id, { token: newToken(), updated_at: clock.now() });
@@ -167,9 +167,6 @@ export function integrationsService(deps: {
       });
       return toIntegration(row, true);
     },
-
-    /** The integration behind an ingest token, enabled or not (a disabled one's refusals are logged). */
-    byToken: async (token: string): Promise<IntegrationRow | null> => (await repo.byToken(store.db, token)) ?? null,
 
     /** The stored row, for previews (null when it is not the organization's). */
     row: async (orgId: string, id: string): Promise<IntegrationRow> => {

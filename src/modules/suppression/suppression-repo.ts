@@ -61,6 +61,13 @@ export function suppressionRepo(store: Store) {
         .orderBy('created_at').orderBy('id').execute();
       return rows.map(toWindow);
     },
+    /** The organization's windows not ended at `at` (recurring ones never end), begun or not: what ingest caches. */
+    notEnded: async (db: Kysely<DB>, orgId: string, at: number): Promise<SuppressionWindow[]> => {
+      const rows = await scoped(db, orgId).selectAll()
+        .where((eb) => eb.or([eb('recurrence', 'is not', null), eb('ends_at', '>', at)]))
+        .orderBy('created_at').orderBy('id').execute();
+      return rows.map(toWindow);
+    },
     byIds: async (db: Kysely<DB>, ids: string[]): Promise<SuppressionWindow[]> =>
       ids.length === 0 ? [] : (await db.selectFrom('suppression_windows').selectAll().where('id', 'in', ids).execute()).map(toWindow),
 
