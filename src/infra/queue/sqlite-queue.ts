@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
+import { yieldToLoop } from '../../lib/yield.ts';
 import { errorSummary } from '../../lib/logger.ts';
 import { backoffMs, type JobHandler, type JobQueue, type QueueName, type RetryPolicy } from './queue.ts';
 
@@ -91,7 +92,9 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
         });
       for (const row of rows) {
         const envelope = store.readJson<{ payload: unknown }>(row.data);
-        const run = w.handler({ id: row.id, data: envelope.payload, retryCount: row.attempts - 1 })
+        // Each job starts on a turn of its own: a job's SQLite work is synchronous, and jobs chained in
+        // microtasks would hold the event loop for the whole backlog.
+        const run = yieldToLoop().then(() => w.handler({ id: row.id, data: envelope.payload, retryCount: row.attempts - 1 }))
           .then(() => undefined, (err: unknown) => err ?? new Error('job failed'))
           .then((err) => settle(row.id, row.attempts, row.max_attempts, row.data, err))
           .catch((err: unknown) => log.error({ error: errorSummary(err), queue, job: row.id }, 'could not settle job'))

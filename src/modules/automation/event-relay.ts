@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import type { JobQueue, RetryPolicy } from '../../infra/queue/queue.ts';
 import { errorSummary } from '../../lib/logger.ts';
+import { yieldToLoop } from '../../lib/yield.ts';
 
 /** What a job of the `alert-events` queue carries: one row of the outbox. */
 export interface AlertEvent {
@@ -52,6 +53,8 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
         do {
           moved = await moveBatch();
           if (moved > 0) queue.nudge('alert-events');
+          // One batch per turn of the event loop: requests are answered between batches.
+          if (moved === BATCH) await yieldToLoop();
         } while (moved === BATCH);
       } catch (err) {
         log.warn({ error: errorSummary(err) }, 'alert event relay failed; retrying at the next poll');

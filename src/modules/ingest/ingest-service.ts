@@ -16,6 +16,7 @@ import { groupCommitWriter, perRequestWriter } from './ingest-writer.ts';
 import { checkMapping, type Mapping } from './mapping-fns.ts';
 import { normalizePayload, type NormalizedAlert } from './normalize-fns.ts';
 import { effectiveMapping } from './presets.ts';
+import { yieldToLoop } from '../../lib/yield.ts';
 
 interface IngestJob {
   orgId: string;
@@ -25,6 +26,9 @@ interface IngestJob {
   clientIds: Array<string | null>;
   receivedAt: number;
 }
+
+/** Alerts of one payload stored per turn of the event loop. */
+const INGEST_CHUNK = 50;
 
 export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients: ClientsRepo; suppression: Pick<SuppressionRepo, 'forOrg'>; clock: Clock; batchMax: number }) {
   const { store, alerts, clients, suppression, clock } = deps;
@@ -100,7 +104,12 @@ export function ingestService(deps: { store: Store; alerts: AlertsRepo; clients:
     const out: IngestOutcome[] = [];
     // Read once per job, and only when a firing alert may need them.
     const windows = job.alerts.some((a) => a.status === 'firing') ? await suppression.forOrg(db, job.orgId, job.receivedAt) : [];
-    for (const [i, a] of job.alerts.entries()) out.push(await applyOne(db, job, a, job.clientIds[i] ?? null, windows));
+    for (const [i, a] of job.alerts.entries()) {
+      // A payload of many alerts is one transaction but not one turn of the event loop: other requests are
+      // answered meanwhile (on SQLite those that need the database wait for the connection, not the loop).
+      if (i > 0 && i % INGEST_CHUNK === 0) await yieldToLoop();
+      out.push(await applyOne(db, job, a, job.clientIds[i] ?? null, windows));
+    }
     return out;
   }
 
