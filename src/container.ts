@@ -7,6 +7,7 @@ import type { Limits } from './http/auth.ts';
 import { smtpMailer } from './infra/mailer.ts';
 import { pgBossQueue } from './infra/queue/pgboss-queue.ts';
 import { sqliteQueue } from './infra/queue/sqlite-queue.ts';
+import { groupCap } from './infra/queue/fairness-fns.ts';
 import { eventRelay, type AlertEvent } from './modules/automation/event-relay.ts';
 import { workflowRunner, type DeliveryJob } from './modules/automation/workflow-runner.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
@@ -94,7 +95,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const notifications = notificationsService({
     store, repo: notificationsRepo(), alerts, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
-    userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
+    userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow, webhookTimeoutMs: config.webhookTimeoutSeconds * 1000, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
     // The on-call user's email when the email is sent.
     onCallEmail: async (orgId, scheduleId, at) => (await schedules.currentOnCall(orgId, scheduleId, at))?.email ?? null,
   });
@@ -108,8 +109,11 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const relay = eventRelay({ store, queue, log, pollMs: config.jobs.pollMs });
   const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, queue, clock, log });
   if (config.jobs.workers) {
-    await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data));
-    await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data));
+    // No organization holds more than half of a queue's workers; retries have workers of their own.
+    const fair = { groupCap: groupCap(config.jobs.concurrency) };
+    await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data), fair);
+    await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), fair);
+    await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), fair);
     relay.start();
   }
 

@@ -417,6 +417,15 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('notifications_incident').on('notifications').columns(['incident_id', 'created_at', 'id']).execute();
       },
     },
+    '0005_fair_jobs': {
+      async up(db: Kysely<any>) {
+        // The jobs table's fair scheduling (SQLite's queue; pg-boss has both natively): the highest priority
+        // is taken first, and a group (the organization) holds at most its share of the running jobs.
+        await db.schema.alterTable('jobs').addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('jobs').addColumn('group_id', 'text').execute();
+        await db.schema.createIndex('jobs_queue_priority').on('jobs').columns(['queue', 'state', 'priority', 'run_at']).execute();
+      },
+    },
   };
 }
 

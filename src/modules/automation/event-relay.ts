@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
+import { fairShare, nextPriority } from '../../infra/queue/fairness-fns.ts';
 import type { JobQueue, RetryPolicy } from '../../infra/queue/queue.ts';
 import { errorSummary } from '../../lib/logger.ts';
 import { yieldToLoop } from '../../lib/yield.ts';
@@ -24,6 +25,7 @@ const BATCH = 200;
  */
 export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; pollMs: number }) {
   const { store, queue, log } = deps;
+  const share = fairShare();
   let running: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
@@ -38,7 +40,8 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
       const rows = await q.execute();
       for (const r of rows) {
         const event: AlertEvent = { eventId: String(r.id), orgId: r.org_id, alertId: r.alert_id, type: r.type, at: Number(r.created_at) };
-        await queue.send(trx, 'alert-events', event, EVENT_RETRY);
+        // One organization's burst of events does not hold up another's: fair priorities, and a cap per organization.
+        await queue.send(trx, 'alert-events', event, EVENT_RETRY, { group: r.org_id, priority: nextPriority(share, [r.org_id], Date.now()) });
       }
       if (rows.length > 0) await trx.deleteFrom('alert_events').where('id', 'in', rows.map((r) => r.id)).execute();
       return rows.length;
