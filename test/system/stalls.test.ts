@@ -22,7 +22,7 @@ for (const kind of STORE_KINDS) {
 
     before(async () => {
       store = await createTestStore(kind);
-      server = await startServer({ DATABASE_URL: store.url, JOB_POLL_MS: '50' });
+      server = await startServer({ DATABASE_URL: store.url, JOB_POLL_MS: '50' }, { timeoutMs: 60_000 });
       org = await createOrg(store.url);
     });
     after(async () => {

@@ -35,7 +35,8 @@ export function nextPriority(share: FairShare, keys: readonly string[], now: num
   if (share.counts.size > MAX_KEYS) {
     for (const key of share.counts.keys()) if (decayed(share, key, now) < 0.5) share.counts.delete(key);
   }
-  return Math.max(LOWEST_PRIORITY, -Math.floor(load));
+  // `|| 0`: no -0 (a job with no load has priority 0, as one queued without fairness).
+  return Math.max(LOWEST_PRIORITY, -Math.floor(load)) || 0;
 }
 
 /** The most jobs of one organization that run at once: half the workers of a queue, at least one. */
