@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import { fairShare, nextPriority } from '../../infra/queue/fairness-fns.ts';
@@ -17,6 +18,7 @@ export interface AlertEvent {
 /** Workflow runs are retried a few times (a database blip), quickly: someone may be waiting for a page. */
 export const EVENT_RETRY: RetryPolicy = { limit: 5, delaySeconds: 1 };
 const BATCH = 200;
+const PER_ORG = 50;
 
 /**
  * Moves alert events from the outbox (written by database triggers with the alert change) to the job
@@ -34,7 +36,11 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
     // A cheap look first: an empty outbox costs no write transaction (on SQLite that would take the write lock).
     if (!(await store.db.selectFrom('alert_events').select('id').limit(1).executeTakeFirst())) return 0;
     return store.db.transaction().execute(async (trx) => {
-      let q = trx.selectFrom('alert_events').selectAll().orderBy('id').limit(BATCH);
+      // At most PER_ORG events of one organization per batch: another's event is not relayed after a burst of thousands.
+      const fair = trx.selectFrom((eb) => eb.selectFrom('alert_events')
+        .select(['id', sql<number>`row_number() over (partition by org_id order by id)`.as('rank')]).as('ranked'))
+        .select('ranked.id').where('ranked.rank', '<=', PER_ORG);
+      let q = trx.selectFrom('alert_events').selectAll().where('id', 'in', fair).orderBy('id').limit(BATCH);
       // Instances relay side by side: each takes rows the others have not locked.
       if (store.dialect === 'postgres') q = q.forUpdate().skipLocked();
       const rows = await q.execute();
@@ -57,8 +63,8 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
           moved = await moveBatch();
           if (moved > 0) queue.nudge('alert-events');
           // One batch per turn of the event loop: requests are answered between batches.
-          if (moved === BATCH) await yieldToLoop();
-        } while (moved === BATCH);
+          if (moved > 0) await yieldToLoop();
+        } while (moved > 0);
       } catch (err) {
         log.warn({ error: errorSummary(err) }, 'alert event relay failed; retrying at the next poll');
       }
