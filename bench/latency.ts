@@ -21,7 +21,8 @@
  * It prints a markdown table and, with --write-docs or a full default run (both stores, 1,000 alerts at 100/s,
  * no --server-env), writes it into docs/benchmarks.md between `<!-- bench:latency:begin -->` and
  * `<!-- bench:latency:end -->`. `--server-env NAME=VALUE` (repeatable) sets a server variable for experiments
- * (e.g. JOB_POLL_MS=50); such runs never write the docs unless --write-docs is given.
+ * (e.g. JOB_POLL_MS=50); such runs never write the docs unless --write-docs is given. `--worker-process` measures
+ * a server started with JOB_WORKERS=false while a second process on the same store runs the workers.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,11 +71,13 @@ interface Options {
   dumpDir: string | undefined;
   /** Profiles the server (`--cpu-prof`); the .cpuprofile is written when it stops. */
   cpuProfDir: string | undefined;
+  /** The measured server ingests only (JOB_WORKERS=false); a second process on the same store does the work. */
+  workerProcess: boolean;
   writeDocs: boolean;
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nUsage: npm run bench:latency -- [--store sqlite|postgres] [--alerts N] [--rate N] [--services N] [--deadline SECONDS] [--server-env NAME=VALUE]... [--smtp-greeting-delay] [--dump DIR] [--cpu-prof DIR] [--write-docs|--no-docs]\n`);
+  process.stderr.write(`bench: ${message}\nUsage: npm run bench:latency -- [--store sqlite|postgres] [--alerts N] [--rate N] [--services N] [--deadline SECONDS] [--server-env NAME=VALUE]... [--smtp-greeting-delay] [--worker-process] [--dump DIR] [--cpu-prof DIR] [--write-docs|--no-docs]\n`);
   process.exit(2);
 }
 
@@ -97,6 +100,7 @@ function readOptions(argv: string[]): Options {
         'smtp-greeting-delay': { type: 'boolean' },
         dump: { type: 'string' },
         'cpu-prof': { type: 'string' },
+        'worker-process': { type: 'boolean' },
         'write-docs': { type: 'boolean' },
         'no-docs': { type: 'boolean' },
       },
@@ -112,6 +116,8 @@ function readOptions(argv: string[]): Options {
     if (!m) usage(`--server-env takes NAME=VALUE, got "${kv}"`);
     serverEnv[m[1] as string] = m[2] as string;
   }
+  const workerProcess = values['worker-process'] === true;
+  if (workerProcess) serverEnv.JOB_WORKERS = 'false';
   const alerts = positiveInt(values.alerts, 'alerts', DEFAULT_ALERTS);
   const rate = positiveInt(values.rate, 'rate', DEFAULT_RATE);
   const services = positiveInt(values.services, 'services', DEFAULT_SERVICES);
@@ -128,6 +134,7 @@ function readOptions(argv: string[]): Options {
     smtpGreetingDelay,
     dumpDir: values.dump === undefined ? undefined : path.resolve(values.dump),
     cpuProfDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
+    workerProcess,
     writeDocs: values['no-docs'] === true ? false : values['write-docs'] === true || full,
   };
 }
@@ -474,6 +481,9 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
 
       const server = await startServer(env, [...SERVER_NODE_FLAGS, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])]);
       log(`${kind}: server pid ${server.pid} listening on ${HOST}:${server.port}; SMTP sink :${smtp.port}, HTTP sink :${web.port}`);
+      // Its CPU shows in the "other" column: the server column is the ingesting process only.
+      const worker = opts.workerProcess ? await startServer({ ...env, JOB_WORKERS: 'true' }, SERVER_NODE_FLAGS) : undefined;
+      if (worker) log(`${kind}: worker process pid ${worker.pid} (JOB_WORKERS=true) beside the ingesting server (JOB_WORKERS=false)`);
       try {
         const schedule = await api<{ data: { id: string } }>(server, 'POST', '/api/v1/schedules', key, {
           name: 'Primary', timezone: 'UTC',
@@ -576,6 +586,10 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
           email, webhook, stages, drainSeconds, deliveriesPerSecond, cpu: cpuUse, notes, shutdown,
         };
       } finally {
+        if (worker) {
+          await stopServer(worker.child);
+          await worker.release();
+        }
         shutdown = await stopServer(server.child);
         if (result) result.shutdown = shutdown;
         await server.release();
