@@ -99,12 +99,12 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
       done = [];
       // One transaction (one commit) for the deletes and every claim of this poll.
       const rows = await store.db.transaction().execute(async (trx) => {
-          if (finished.length > 0) await trx.deleteFrom('jobs').where('id', 'in', finished).execute();
-          return claim(trx, queue, free, w.groupCap);
-        }).catch((err: unknown) => {
-          done.push(...finished);
-          throw err;
-        });
+        if (finished.length > 0) await trx.deleteFrom('jobs').where('id', 'in', finished).execute();
+        return claim(trx, queue, free, w.groupCap);
+      }).catch((err: unknown) => {
+        done.push(...finished);
+        throw err;
+      });
       for (const row of rows) {
         const envelope = store.readJson<{ payload: unknown }>(row.data);
         // Each job starts on a turn of its own: a job's SQLite work is synchronous, and jobs chained in
