@@ -109,9 +109,10 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const relay = eventRelay({ store, queue, log, pollMs: config.jobs.pollMs });
   const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, queue, clock, log });
   if (config.jobs.workers) {
-    // No organization holds more than half of a queue's workers; retries have workers of their own.
+    // One organization's deliveries leave workers free for the others'; retries have workers of their own. Workflow
+    // runs are short database work, ordered by fair priority but not capped (a lone tenant keeps every worker).
     const fair = { groupCap: groupCap(config.jobs.concurrency) };
-    await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data), fair);
+    await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data));
     await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), fair);
     await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), fair);
     relay.start();

@@ -30,8 +30,8 @@ describe('fair priorities', () => {
     assert.ok(other > slow, `${other} > ${slow}`);
   });
 
-  it('caps an organization at half of the workers, at least one', () => {
-    assert.deepEqual([1, 2, 3, 4, 10].map(groupCap), [1, 1, 2, 2, 5]);
+  it('caps an organization at all but a quarter of the workers, keeping at least one free when there are two or more', () => {
+    assert.deepEqual([1, 2, 3, 4, 8, 10].map(groupCap), [1, 1, 2, 3, 6, 8]);
   });
 });
 

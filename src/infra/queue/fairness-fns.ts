@@ -39,5 +39,9 @@ export function nextPriority(share: FairShare, keys: readonly string[], now: num
   return Math.max(LOWEST_PRIORITY, -Math.floor(load)) || 0;
 }
 
-/** The most jobs of one organization that run at once: half the workers of a queue, at least one. */
-export const groupCap = (concurrency: number): number => Math.max(1, Math.ceil(concurrency / 2));
+/**
+ * The most deliveries of one organization that run at once: all but a quarter of a queue's workers (at least
+ * one kept free for the others, when there are two or more), so one tenant's slow targets always leave a worker
+ * for everyone else's pages, and a lone tenant still has most of them (the cap does not yield to an idle queue).
+ */
+export const groupCap = (concurrency: number): number => Math.max(1, concurrency - Math.max(1, Math.floor(concurrency / 4)));

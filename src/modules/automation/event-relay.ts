@@ -46,8 +46,8 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
       const rows = await q.execute();
       for (const r of rows) {
         const event: AlertEvent = { eventId: String(r.id), orgId: r.org_id, alertId: r.alert_id, type: r.type, at: Number(r.created_at) };
-        // One organization's burst of events does not hold up another's: fair priorities, and a cap per organization.
-        await queue.send(trx, 'alert-events', event, EVENT_RETRY, { group: r.org_id, priority: nextPriority(share, [r.org_id], Date.now()) });
+        // One organization's burst of events does not hold up another's: they are taken by fair priority.
+        await queue.send(trx, 'alert-events', event, EVENT_RETRY, { priority: nextPriority(share, [r.org_id], Date.now()) });
       }
       if (rows.length > 0) await trx.deleteFrom('alert_events').where('id', 'in', rows.map((r) => r.id)).execute();
       return rows.length;
