@@ -31,6 +31,8 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
   let running: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  /** Shutting down: the batch under way finishes, the rest stays in the outbox for the next process. */
+  let stopping = false;
 
   async function moveBatch(): Promise<number> {
     // A cheap look first: an empty outbox costs no write transaction (on SQLite that would take the write lock).
@@ -64,11 +66,11 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
           if (moved > 0) queue.nudge('alert-events');
           // One batch per turn of the event loop: requests are answered between batches.
           if (moved > 0) await yieldToLoop();
-        } while (moved > 0);
+        } while (moved > 0 && !stopping);
       } catch (err) {
         log.warn({ error: errorSummary(err) }, 'alert event relay failed; retrying at the next poll');
       }
-    } while (again);
+    } while (again && !stopping);
     running = null;
   }
 
@@ -89,6 +91,7 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
       nudge();
     },
     async stop(): Promise<void> {
+      stopping = true;
       clearInterval(timer);
       await running;
     },
