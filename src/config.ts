@@ -17,6 +17,8 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** The From of notification emails. */
   readonly smtpFrom: string;
+  /** How long a webhook attempt waits for an answer (`WEBHOOK_TIMEOUT_SECONDS`). */
+  readonly webhookTimeoutSeconds: number;
   /** Non-public destinations webhook actions may still reach (`OUTBOUND_ALLOW`). */
   readonly outboundAllow: AllowList;
   readonly logLevel: string;
@@ -180,6 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     smtpFrom: smtpFrom(env),
     outboundAllow: outboundAllow(env),
+    webhookTimeoutSeconds: int(env, 'WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60),
     logLevel,
     rateLimits: Object.freeze({
       apiPerMinute: int(env, 'RATE_LIMIT_API_PER_MINUTE', 300, 1, 10_000_000),

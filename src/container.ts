@@ -7,6 +7,7 @@ import type { Limits } from './http/auth.ts';
 import { smtpMailer } from './infra/mailer.ts';
 import { pgBossQueue } from './infra/queue/pgboss-queue.ts';
 import { sqliteQueue } from './infra/queue/sqlite-queue.ts';
+import { groupCap } from './infra/queue/fairness-fns.ts';
 import { eventRelay, type AlertEvent } from './modules/automation/event-relay.ts';
 import { workflowRunner, type DeliveryJob } from './modules/automation/workflow-runner.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
@@ -121,7 +122,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const notifications = notificationsService({
     store, repo: notificationsRepo(), alerts, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
-    userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
+    userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow, webhookTimeoutMs: config.webhookTimeoutSeconds * 1000, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
     // The on-call user's email when the email is sent.
     onCallEmail: async (orgId, scheduleId, at) => (await schedules.currentOnCall(orgId, scheduleId, at))?.email ?? null,
     onAttempt: metrics.delivery,
@@ -136,8 +137,12 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const relay = eventRelay({ store, queue, log, pollMs: config.jobs.pollMs });
   const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, queue, clock, log });
   if (workers) {
+    // One organization's deliveries leave workers free for the others'; retries have workers of their own. Workflow
+    // runs are short database work, ordered by fair priority but not capped (a lone tenant keeps every worker).
+    const fair = { groupCap: groupCap(config.jobs.concurrency) };
     await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data));
-    await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data));
+    await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), fair);
+    await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), fair);
     relay.start();
   }
 

@@ -475,6 +475,15 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('users_email').on('users').columns(['email']).execute();
       },
     },
+    '0005_fair_jobs': {
+      async up(db: Kysely<any>) {
+        // The jobs table's fair scheduling (SQLite's queue; pg-boss has both natively): the highest priority
+        // is taken first, and a group (the organization) holds at most its share of the running jobs.
+        await db.schema.alterTable('jobs').addColumn('priority', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('jobs').addColumn('group_id', 'text').execute();
+        await db.schema.createIndex('jobs_queue_priority').on('jobs').columns(['queue', 'state', 'priority', 'run_at']).execute();
+      },
+    },
     '0008_config_versions': {
       async up(db: Kysely<any>) {
         await db.schema.createTable('config_versions')

@@ -134,6 +134,8 @@ export interface DB {
     last_error: string | null;
     created_at: number;
     updated_at: number;
+    priority: Generated<number>;
+    group_id: string | null;
   };
   workflow_runs: {
     id: string;

@@ -2,7 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.ts';
 import { errorSummary } from '../../lib/logger.ts';
-import { QUEUES, type JobHandler, type JobQueue, type QueueName, type RetryPolicy } from './queue.ts';
+import { QUEUES, type JobHandler, type JobQueue, type QueueName, type RetryPolicy, type SendOptions, type WorkOptions } from './queue.ts';
 import type { QueueTiming } from './sqlite-queue.ts';
 
 /**
@@ -26,13 +26,18 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
   const workerIds = new Map<QueueName, string[]>();
 
   return {
-    async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy): Promise<void> {
+    async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy, opts: SendOptions = {}): Promise<void> {
       const inTransaction = {
         executeSql: async (text: string, values?: unknown[]) => ({ rows: (await db.executeQuery(CompiledQuery.raw(text, values ?? []))).rows as unknown[] }),
       };
-      await boss.send(queue, { payload: data }, { db: inTransaction, retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: true });
+      await boss.send(queue, { payload: data }, {
+        db: inTransaction, retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: true,
+        priority: opts.priority ?? 0,
+        ...(opts.group !== undefined && { group: { id: opts.group } }),
+        ...(opts.delayMs !== undefined && opts.delayMs > 0 && { startAfter: new Date(Date.now() + opts.delayMs) }),
+      });
     },
-    async work<T>(queue: QueueName, handler: JobHandler<T>): Promise<void> {
+    async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       // One pg-boss worker per slot, so that a nudge wakes every one of them (notifyWorker wakes one worker, and
       // work() with localConcurrency returns only the first one's id). A worker that ran a job looks again at once
       // instead of sleeping out its polling interval, so a backlog drains at full speed; a fetch that finds
@@ -40,7 +45,11 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
       const ids: string[] = [];
       for (let i = 0; i < timing.concurrency; i++) {
         let id = '';
-        id = await boss.work<{ payload: T }>(queue, { batchSize: 1, pollingIntervalSeconds: Math.max(0.5, timing.pollMs / 1000) },
+        // groupConcurrency is counted in the database, so the cap holds across instances.
+        id = await boss.work<{ payload: T }>(queue, {
+          batchSize: 1, pollingIntervalSeconds: Math.max(0.5, timing.pollMs / 1000),
+          ...(opts.groupCap !== undefined && { groupConcurrency: opts.groupCap }),
+        },
           async ([job]) => {
             if (!job) return;
             try {

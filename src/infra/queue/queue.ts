@@ -1,8 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 
-/** The queues of the service: follow-up work of alert changes, and notification deliveries. */
-export const QUEUES = ['alert-events', 'deliveries'] as const;
+/**
+ * The queues of the service: follow-up work of alert changes, first attempts of notification deliveries,
+ * and their retries (a lane of its own, with its own workers, so retries never hold up first attempts).
+ */
+export const QUEUES = ['alert-events', 'deliveries', 'delivery-retries'] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 export interface RetryPolicy {
@@ -10,6 +13,21 @@ export interface RetryPolicy {
   limit: number;
   /** Delay before the first retry, doubling with each further one. */
   delaySeconds: number;
+}
+
+/** How a job is scheduled among the others of its queue. */
+export interface SendOptions {
+  /** Higher first (default 0); see fairness-fns.ts. */
+  priority?: number;
+  /** The organization the job works for: a group holds at most the workers' `groupCap` of its queue. */
+  group?: string;
+  /** Not taken before this many milliseconds from now. */
+  delayMs?: number;
+}
+
+export interface WorkOptions {
+  /** The most jobs of one group that run at once (across processes); unlimited when absent. */
+  groupCap?: number;
 }
 
 export interface QueuedJob<T> {
@@ -26,11 +44,12 @@ export type JobHandler<T> = (job: QueuedJob<T>) => Promise<void>;
  * `send` takes the caller's transaction, so work is queued if and only if the change that needs it commits.
  * A handler that resolves completes its job; one that throws is retried with exponential backoff until the
  * policy's limit, then the job fails. A job whose worker died is taken up again after its lease expires,
- * so handlers must be idempotent (ours are: they key their effects on unique constraints).
+ * so handlers must be idempotent (ours are: they key their effects on unique constraints). Due jobs are taken
+ * highest priority first, then oldest first, skipping groups that already run their cap.
  */
 export interface JobQueue {
-  send<T extends object>(db: Kysely<DB>, queue: QueueName, data: T, retry: RetryPolicy): Promise<void>;
-  work<T>(queue: QueueName, handler: JobHandler<T>): Promise<void>;
+  send<T extends object>(db: Kysely<DB>, queue: QueueName, data: T, retry: RetryPolicy, opts?: SendOptions): Promise<void>;
+  work<T>(queue: QueueName, handler: JobHandler<T>, opts?: WorkOptions): Promise<void>;
   /** Wakes the local workers now (after a commit that queued work), instead of at their next poll. */
   nudge(queue: QueueName): void;
   /** Stops taking jobs, lets running handlers finish (up to the timeout), and hands back what is left. */

@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
+import { yieldToLoop } from '../../lib/yield.ts';
 import { errorSummary } from '../../lib/logger.ts';
-import { backoffMs, type JobHandler, type JobQueue, type QueueName, type RetryPolicy } from './queue.ts';
+import { backoffMs, type JobHandler, type JobQueue, type QueueName, type RetryPolicy, type SendOptions, type WorkOptions } from './queue.ts';
 
 export interface QueueTiming {
   /** How often an idle worker looks for due jobs. */
@@ -17,6 +18,7 @@ export interface QueueTiming {
 
 interface Worker {
   handler: JobHandler<unknown>;
+  groupCap: number | undefined;
   /** Jobs being run, by id. */
   running: Map<string, Promise<void>>;
   timer: NodeJS.Timeout;
@@ -39,19 +41,34 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
    */
   let done: string[] = [];
 
-  async function claim(db: Kysely<DB>, queue: QueueName, max: number) {
+  /**
+   * Takes up to `max` due jobs, one statement each (atomic even across processes): the highest priority
+   * first, then the oldest, and never a job of a group that already runs `cap` jobs of this queue.
+   */
+  async function claim(db: Kysely<DB>, queue: QueueName, max: number, cap: number | undefined) {
     const now = Date.now();
-    const due = db.selectFrom('jobs').select('id').where('queue', '=', queue)
-      .where((eb) => eb.or([
-        eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
-        // A lease that ran out: its worker died mid-job.
-        eb.and([eb('state', '=', 'active'), eb('locked_until', '<', now)]),
-      ]))
-      .orderBy('run_at').limit(max);
-    return db.updateTable('jobs')
-      .set((eb) => ({ state: 'active', locked_until: now + timing.leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
-      .where('id', 'in', due)
-      .returningAll().execute();
+    const taken = [];
+    for (let i = 0; i < max; i++) {
+      const due = db.selectFrom('jobs').select('id').where('queue', '=', queue)
+        .where((eb) => eb.or([
+          eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
+          // A lease that ran out: its worker died mid-job.
+          eb.and([eb('state', '=', 'active'), eb('locked_until', '<', now)]),
+        ]))
+        .$if(cap !== undefined, (q) => q.where((eb) => eb.or([
+          eb('group_id', 'is', null),
+          eb('group_id', 'not in', eb.selectFrom('jobs').select('group_id').where('queue', '=', queue).where('state', '=', 'active')
+            .where('locked_until', '>=', now).where('group_id', 'is not', null).groupBy('group_id').having((h) => h.fn.countAll(), '>=', cap as number)),
+        ])))
+        .orderBy('priority', 'desc').orderBy('run_at').limit(1);
+      const row = await db.updateTable('jobs')
+        .set((eb) => ({ state: 'active', locked_until: now + timing.leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
+        .where('id', '=', due)
+        .returningAll().executeTakeFirst();
+      if (!row) break;
+      taken.push(row);
+    }
+    return taken;
   }
 
   async function settle(id: string, attempts: number, maxAttempts: number, data: string, err: unknown): Promise<void> {
@@ -80,18 +97,19 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
       if (free <= 0) return;
       const finished = done;
       done = [];
-      const rows = finished.length === 0
-        ? await claim(store.db, queue, free)
-        : await store.db.transaction().execute(async (trx) => {
-          await trx.deleteFrom('jobs').where('id', 'in', finished).execute();
-          return claim(trx, queue, free);
-        }).catch((err: unknown) => {
-          done.push(...finished);
-          throw err;
-        });
+      // One transaction (one commit) for the deletes and every claim of this poll.
+      const rows = await store.db.transaction().execute(async (trx) => {
+        if (finished.length > 0) await trx.deleteFrom('jobs').where('id', 'in', finished).execute();
+        return claim(trx, queue, free, w.groupCap);
+      }).catch((err: unknown) => {
+        done.push(...finished);
+        throw err;
+      });
       for (const row of rows) {
         const envelope = store.readJson<{ payload: unknown }>(row.data);
-        const run = w.handler({ id: row.id, data: envelope.payload, retryCount: row.attempts - 1 })
+        // Each job starts on a turn of its own: a job's SQLite work is synchronous, and jobs chained in
+        // microtasks would hold the event loop for the whole backlog.
+        const run = yieldToLoop().then(() => w.handler({ id: row.id, data: envelope.payload, retryCount: row.attempts - 1 }))
           .then(() => undefined, (err: unknown) => err ?? new Error('job failed'))
           .then((err) => settle(row.id, row.attempts, row.max_attempts, row.data, err))
           .catch((err: unknown) => log.error({ error: errorSummary(err), queue, job: row.id }, 'could not settle job'))
@@ -109,7 +127,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
   }
 
   return {
-    async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy): Promise<void> {
+    async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy, opts: SendOptions = {}): Promise<void> {
       const now = Date.now();
       await db.insertInto('jobs').values({
         id: newId('job'),
@@ -118,17 +136,19 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
         state: 'queued',
         attempts: 0,
         max_attempts: retry.limit + 1,
-        run_at: now,
+        run_at: now + Math.max(0, opts.delayMs ?? 0),
+        priority: opts.priority ?? 0,
+        group_id: opts.group ?? null,
         locked_until: null,
         last_error: null,
         created_at: now,
         updated_at: now,
       }).execute();
     },
-    async work<T>(queue: QueueName, handler: JobHandler<T>): Promise<void> {
+    async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       const timer = setInterval(() => void poll(queue), timing.pollMs);
       timer.unref();
-      workers.set(queue, { handler: handler as JobHandler<unknown>, running: new Map(), timer, polling: false });
+      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, running: new Map(), timer, polling: false });
       void poll(queue);
     },
     nudge(queue: QueueName): void {

@@ -1,7 +1,10 @@
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
+import { fairShare, nextPriority } from '../../infra/queue/fairness-fns.ts';
 import type { JobQueue, RetryPolicy } from '../../infra/queue/queue.ts';
 import { errorSummary } from '../../lib/logger.ts';
+import { yieldToLoop } from '../../lib/yield.ts';
 
 /** What a job of the `alert-events` queue carries: one row of the outbox. */
 export interface AlertEvent {
@@ -15,6 +18,7 @@ export interface AlertEvent {
 /** Workflow runs are retried a few times (a database blip), quickly: someone may be waiting for a page. */
 export const EVENT_RETRY: RetryPolicy = { limit: 5, delaySeconds: 1 };
 const BATCH = 200;
+const PER_ORG = 50;
 
 /**
  * Moves alert events from the outbox (written by database triggers with the alert change) to the job
@@ -23,21 +27,29 @@ const BATCH = 200;
  */
 export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; pollMs: number }) {
   const { store, queue, log } = deps;
+  const share = fairShare();
   let running: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  /** Shutting down: the batch under way finishes, the rest stays in the outbox for the next process. */
+  let stopping = false;
 
   async function moveBatch(): Promise<number> {
     // A cheap look first: an empty outbox costs no write transaction (on SQLite that would take the write lock).
     if (!(await store.db.selectFrom('alert_events').select('id').limit(1).executeTakeFirst())) return 0;
     return store.db.transaction().execute(async (trx) => {
-      let q = trx.selectFrom('alert_events').selectAll().orderBy('id').limit(BATCH);
+      // At most PER_ORG events of one organization per batch: another's event is not relayed after a burst of thousands.
+      const fair = trx.selectFrom((eb) => eb.selectFrom('alert_events')
+        .select(['id', sql<number>`row_number() over (partition by org_id order by id)`.as('rank')]).as('ranked'))
+        .select('ranked.id').where('ranked.rank', '<=', PER_ORG);
+      let q = trx.selectFrom('alert_events').selectAll().where('id', 'in', fair).orderBy('id').limit(BATCH);
       // Instances relay side by side: each takes rows the others have not locked.
       if (store.dialect === 'postgres') q = q.forUpdate().skipLocked();
       const rows = await q.execute();
       for (const r of rows) {
         const event: AlertEvent = { eventId: String(r.id), orgId: r.org_id, alertId: r.alert_id, type: r.type, at: Number(r.created_at) };
-        await queue.send(trx, 'alert-events', event, EVENT_RETRY);
+        // One organization's burst of events does not hold up another's: they are taken by fair priority.
+        await queue.send(trx, 'alert-events', event, EVENT_RETRY, { priority: nextPriority(share, [r.org_id], Date.now()) });
       }
       if (rows.length > 0) await trx.deleteFrom('alert_events').where('id', 'in', rows.map((r) => r.id)).execute();
       return rows.length;
@@ -52,11 +64,13 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
         do {
           moved = await moveBatch();
           if (moved > 0) queue.nudge('alert-events');
-        } while (moved === BATCH);
+          // One batch per turn of the event loop: requests are answered between batches.
+          if (moved > 0) await yieldToLoop();
+        } while (moved > 0 && !stopping);
       } catch (err) {
         log.warn({ error: errorSummary(err) }, 'alert event relay failed; retrying at the next poll');
       }
-    } while (again);
+    } while (again && !stopping);
     running = null;
   }
 
@@ -77,6 +91,7 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
       nudge();
     },
     async stop(): Promise<void> {
+      stopping = true;
       clearInterval(timer);
       await running;
     },

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import type { JobQueue } from '../../infra/queue/queue.ts';
+import { fairShare, nextPriority } from '../../infra/queue/fairness-fns.ts';
+import { backoffMs, type JobQueue } from '../../infra/queue/queue.ts';
 import type { ConditionSubject } from '../../lib/conditions.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
@@ -11,7 +12,7 @@ import type { AlertRow, AlertsRepo } from '../alerts/alerts-repo.ts';
 import type { IncidentRow } from '../incidents/incidents-repo.ts';
 import type { IncidentsService } from '../incidents/incidents-service.ts';
 import type { DeliveryAction } from '../notifications/notifications-schemas.ts';
-import { DELIVERY_RETRY, type NotificationsService } from '../notifications/notifications-service.ts';
+import { DELIVERY_RETRY, DeliveryDeferred, RetryableDeliveryError, type NotificationsService } from '../notifications/notifications-service.ts';
 import type { SchedulesService } from '../schedules/schedules-service.ts';
 import { matches } from '../workflows/conditions-fns.ts';
 import { readField, renderTemplate, type TemplateAlert } from '../workflows/workflows-fns.ts';
@@ -24,7 +25,14 @@ export interface DeliveryJob {
   notificationId: string;
   action: DeliveryAction;
   event: string;
+  /** Absent in jobs queued before fair scheduling: such a job runs unscheduled by group. */
+  orgId?: string;
+  /** The job's fair priority, kept by its retries. */
+  priority?: number;
 }
+
+/** Deferred deliveries come back spread over this span after their host's cool-down, not all at once. */
+const DEFER_JITTER_MS = 10_000;
 
 /**
  * Runs an alert event's workflows: each matching workflow's actions in order, all in one transaction with
@@ -43,6 +51,11 @@ export function workflowRunner(deps: {
   log: Logger;
 }) {
   const { store, alerts, incidents, notifications, schedules, queue, clock } = deps;
+  const share = fairShare();
+
+  /** Queues a delivery (a first attempt, or a retry in its own lane), scheduled fairly within its organization's share. */
+  const sendDelivery = (db: Kysely<DB>, lane: 'deliveries' | 'delivery-retries', job: DeliveryJob, delayMs = 0) =>
+    queue.send<DeliveryJob>(db, lane, job, DELIVERY_RETRY, { delayMs, ...(job.orgId !== undefined && { group: job.orgId }), ...(job.priority !== undefined && { priority: job.priority }) });
 
   const subjectOf = (a: AlertRow): TemplateAlert & ConditionSubject => conditionSubject(store, a);
 
@@ -98,7 +111,9 @@ export function workflowRunner(deps: {
           orgId: ctx.row.org_id, alertId: ctx.row.id, incidentId: ctx.incident?.id ?? null, workflowId: workflow.id, actionIndex: index, channel: action.type, target,
         });
         if (!n.created) return outcome('skipped', `already notified (${n.id})`);
-        await queue.send<DeliveryJob>(db, 'deliveries', { notificationId: n.id, action: delivery, event: ctx.event.type }, DELIVERY_RETRY);
+        const orgId = ctx.row.org_id;
+        const priority = nextPriority(share, [orgId, `${orgId}|${action.type}|${target}`], clock.now());
+        await sendDelivery(db, 'deliveries', { notificationId: n.id, action: delivery, event: ctx.event.type, orgId, priority });
         return outcome('queued', n.id);
       }
     }
@@ -138,9 +153,25 @@ export function workflowRunner(deps: {
       queue.nudge('deliveries');
     },
 
-    /** The `deliveries` job: one attempt (a retryable failure throws, and the queue runs it again later). */
+    /**
+     * A `deliveries` or `delivery-retries` job: one attempt. A retryable failure queues the next attempt in the
+     * retry lane after its backoff, and an attempt deferred by its host's breaker goes there for when the host
+     * may be tried again; the job itself then completes. (Re-queued before completing: a crash in between
+     * leaves two jobs, and the notification's claim lets only one of them attempt at a time.)
+     */
     async handleDelivery(job: DeliveryJob): Promise<void> {
-      await notifications.deliver(job.notificationId, job.action, { event: job.event });
+      try {
+        await notifications.deliver(job.notificationId, job.action, { event: job.event });
+      } catch (err) {
+        if (err instanceof DeliveryDeferred) {
+          const delayMs = Math.max(0, err.retryAt - clock.now()) + Math.floor(Math.random() * DEFER_JITTER_MS);
+          await sendDelivery(store.db, 'delivery-retries', job, delayMs);
+        } else if (err instanceof RetryableDeliveryError) {
+          await sendDelivery(store.db, 'delivery-retries', job, backoffMs(DELIVERY_RETRY, Math.max(0, err.attempts - 1)));
+        } else {
+          throw err;
+        }
+      }
     },
   };
 }

@@ -15,6 +15,7 @@ import { groupCommitWriter, retried, runSqliteBatch, sqliteWriterThread, type Se
 import { checkMapping, type Mapping } from './mapping-fns.ts';
 import { normalizePayload, type NormalizedAlert } from './normalize-fns.ts';
 import { effectiveMapping } from './presets.ts';
+import { yieldToLoop } from '../../lib/yield.ts';
 
 /** A request's alerts, as written: all of them or none. */
 type Job = WriteOp[];
@@ -35,6 +36,9 @@ function upsertOutcome(item: UpsertOp, r: UpsertResult, created: boolean): Inges
 const createdOnce = (item: UpsertOp, r: UpsertResult) => upsertOutcome(item, r, Number(r.occurrences) === 1);
 
 const allFiring = (job: Job) => job.every((i) => i.kind === 'upsert' && i.sent === 'firing');
+
+/** Alerts of one payload stored per turn of the event loop (PostgreSQL; SQLite writes a batch synchronously). */
+const INGEST_CHUNK = 50;
 
 export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache: IngestCache; clock: Clock; batchMax: number; writerThread: boolean }) {
   const { store, repo, cache, clock } = deps;
@@ -95,7 +99,10 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
   /** One job, statement by statement, in `db` (a transaction, or the pool for a single statement). */
   async function applyAsync(db: Kysely<DB>, job: Job): Promise<IngestOutcome[]> {
     const out: IngestOutcome[] = [];
-    for (const item of job) {
+    for (const [i, item] of job.entries()) {
+      // A payload of many alerts is one transaction but not one turn of the event loop: other requests are
+      // answered meanwhile.
+      if (i > 0 && i % INGEST_CHUNK === 0) await yieldToLoop();
       out.push(item.kind === 'resolve'
         ? resolvedOutcome(item.fingerprint, await repo.resolve(db, item.orgId, item.fingerprint, item.by, item.at))
         : createdOnce(item, await repo.upsert(db, item.row, item.sent)));

@@ -17,6 +17,7 @@ import {
   alertUrl, displayUrl, emailHtml, emailSubject, emailText, errorLine, httpOutcome, idempotencyKey, messageId,
   recipients, signature, smtpCode, smtpOutcome, toNotification, webhookBody, type MessageContext, type Outcome,
 } from './notifications-fns.ts';
+import { admit, breakers, record, type BreakerPolicy } from './breaker-fns.ts';
 import type { NotificationRow, NotificationsRepo } from './notifications-repo.ts';
 import type { Channel, DeliveryAction, EmailActionInput, Notification, NotificationListQuery, WebhookActionInput } from './notifications-schemas.ts';
 
@@ -26,6 +27,25 @@ import type { Channel, DeliveryAction, EmailActionInput, Notification, Notificat
  */
 export class RetryableDeliveryError extends Error {
   override readonly name = 'RetryableDeliveryError';
+  /** Attempts made so far (the next retry's backoff doubles with them). */
+  readonly attempts: number;
+  constructor(message: string, attempts: number) {
+    super(message);
+    this.attempts = attempts;
+  }
+}
+
+/**
+ * A delivery not attempted now because its target host's circuit breaker is open (breaker-fns.ts): nothing
+ * was sent or counted; the job should run again at `retryAt`.
+ */
+export class DeliveryDeferred extends Error {
+  override readonly name = 'DeliveryDeferred';
+  readonly retryAt: number;
+  constructor(retryAt: number) {
+    super('The target host is failing; the attempt is deferred');
+    this.retryAt = retryAt;
+  }
 }
 
 /** The retry policy the job queue should use for delivery jobs: 8 attempts, 2 s doubling to 128 s between them (about 4 minutes in all). */
@@ -38,6 +58,8 @@ export const MAX_ATTEMPTS = DELIVERY_RETRY.limit + 1;
  */
 export const ATTEMPT_LEASE_MS = 60_000;
 const WEBHOOK_TIMEOUT_MS = 10_000;
+/** Five unanswered attempts (timeouts, refused or reset connections) in a row open a host's breaker for 30 s, doubling after each failed probe up to 5 minutes. */
+const BREAKER = { failures: 5, coolDownMs: 30_000, maxCoolDownMs: 300_000 } as const;
 const SMTP_TIMEOUT_MS = 45_000;
 
 /** The email address of a schedule's on-call user at `at`, or null when nobody is on call (or no such schedule). */
@@ -96,6 +118,15 @@ const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => 
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 };
 
+/** What a webhook's breaker is keyed on: host and port, as the URL names them. */
+function targetHost(raw: string): string | null {
+  try {
+    return new URL(raw).host.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Notification delivery (email over SMTP, signed webhooks) and its log. The workflow runner calls
  * `prepare` inside the transaction that queues the delivery job, and `deliver` from that job.
@@ -103,6 +134,9 @@ const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => 
 export function notificationsService(deps: NotificationsDeps) {
   const { store, repo, alerts, clock, cursors, log } = deps;
   const webhookTimeoutMs = deps.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  // Per process: each worker process learns on its own that a host is down (after a few timeouts).
+  const hosts = breakers();
+  const breakerPolicy: BreakerPolicy = { ...BREAKER, probeMs: webhookTimeoutMs + 5_000 };
   /** Never shorter than the longest attempt of the channel (plus a margin): a live attempt is not taken over and repeated. */
   const leaseOf = (channel: string): number =>
     Math.max(deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS, (channel === 'email' ? SMTP_TIMEOUT_MS : webhookTimeoutMs) + 5_000);
@@ -185,7 +219,7 @@ export function notificationsService(deps: NotificationsDeps) {
     }
   }
 
-  /** Records an attempt's outcome and returns the row as it now is. */
+    /** Records an attempt's outcome and returns the row as it now is. */
   async function settle(row: NotificationRow, attempt: number, r: AttemptResult): Promise<NotificationRow> {
     const now = clock.now();
     const exhausted = r.outcome === 'retry' && attempt >= MAX_ATTEMPTS;
@@ -250,11 +284,16 @@ export function notificationsService(deps: NotificationsDeps) {
       if (!row) throw new Error(`Notification ${notificationId} not found`);
       if (row.status !== 'pending') return toNotification(row);
       const now = clock.now();
+      const host = action.type === 'webhook' ? targetHost(action.url) : null;
+      if (host !== null) {
+        const admission = admit(hosts, breakerPolicy, host, now);
+        if (!admission.ok) throw new DeliveryDeferred(admission.retryAt);
+      }
       const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - leaseOf(row.channel));
       if (!claimed) {
         const current = await repo.get(store.db, row.id);
         if (current && current.status !== 'pending') return toNotification(current);
-        throw new RetryableDeliveryError('Another attempt of this notification is in progress');
+        throw new RetryableDeliveryError('Another attempt of this notification is in progress', row.attempts);
       }
       const attempt = claimed.attempts;
       let result: AttemptResult;
@@ -262,6 +301,9 @@ export function notificationsService(deps: NotificationsDeps) {
       try {
         if (action.type !== claimed.channel) throw new PermanentFailure(`A ${action.type} action cannot deliver a ${claimed.channel} notification`);
         result = action.type === 'email' ? await sendEmail(claimed, action) : await sendWebhook(claimed, action, opts.event);
+        // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
+        // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
+        if (host !== null) record(hosts, breakerPolicy, host, result.outcome !== 'retry' || result.responseStatus !== null, clock.now());
       } catch (err) {
         result = err instanceof PermanentFailure
           ? { outcome: 'failed', error: err.message, responseStatus: null }
@@ -269,7 +311,7 @@ export function notificationsService(deps: NotificationsDeps) {
       }
       deps.onAttempt?.(claimed.channel, result.outcome, (performance.now() - started) / 1000);
       const settled = await settle(claimed, attempt, result);
-      if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed');
+      if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed', attempt);
       return toNotification(settled);
     },
 

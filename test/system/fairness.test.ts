@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createIntegration, createOrg, sleep, startServer, stopAll, type CreatedOrg, type ServerProcess } from '../support/process.ts';
+import { startHttpSink, startSmtpSink, type HttpSink, type SmtpSink } from '../support/sinks.ts';
+import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { eventually } from '../support/eventually.ts';
+
+/**
+ * One tenant cannot delay another's pages: organization A has 4,000 webhook deliveries to a host that accepts
+ * connections and never answers, while organization B's alerts page by webhook and email within seconds.
+ */
+
+const BACKLOG = 4000;
+const PAGE_BOUND_MS = 5000;
+
+/** A TCP server on loopback that accepts every connection and never answers; counts connections. */
+async function startDeadHost(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+  let count = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((s) => {
+    count++;
+    sockets.add(s);
+    s.on('error', () => undefined);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    connections: () => count,
+    close: () => new Promise((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`fair delivery (${kind})`, () => {
+    let store: TestStore;
+    let server: ServerProcess;
+    let smtp: SmtpSink;
+    let web: HttpSink;
+    let dead: Awaited<ReturnType<typeof startDeadHost>>;
+    let a: CreatedOrg;
+    let b: CreatedOrg;
+
+    before(async () => {
+      store = await createTestStore(kind);
+      [smtp, web, dead] = await Promise.all([startSmtpSink(), startHttpSink(), startDeadHost()]);
+      server = await startServer({
+        DATABASE_URL: store.url, SMTP_URL: smtp.url, OUTBOUND_ALLOW: '127.0.0.1/32', JOB_POLL_MS: '50', WEBHOOK_TIMEOUT_SECONDS: '2',
+      }, { timeoutMs: 60_000 });
+      a = await createOrg(store.url, 'Noisy', 'owner@noisy.test');
+      b = await createOrg(store.url, 'Quiet', 'owner@quiet.test');
+    });
+    after(async () => {
+      await stopAll([server]);
+      await Promise.all([smtp.close(), web.close(), dead.close()]);
+      await store.drop();
+    });
+
+    const workflow = async (key: string, actions: unknown[]) => {
+      const r = await server.request('POST', '/api/v1/workflows', { key, body: { name: 'Page', trigger: 'alert.created', actions } });
+      assert.equal(r.status, 201, r.raw);
+    };
+
+    it(`pages another organization within ${PAGE_BOUND_MS} ms while one has ${BACKLOG} deliveries to a dead host`, async () => {
+      const noisy = await createIntegration(server, a.apiKey);
+      const mapped = await server.request('PATCH', `/api/v1/integrations/${noisy.id}`, { key: a.apiKey, body: { mapping: { itemsPath: 'items' } } });
+      assert.equal(mapped.status, 200, mapped.raw);
+      await workflow(a.apiKey, [{ type: 'webhook', url: `http://127.0.0.1:${dead.port}/hook`, secret: 'noisy-secret-0123456789' }]);
+      const quiet = await createIntegration(server, b.apiKey);
+      await workflow(b.apiKey, [
+        { type: 'webhook', url: `${web.base}/quiet`, secret: 'quiet-secret-0123456789' },
+        { type: 'email', to: ['oncall@quiet.test'] },
+      ]);
+
+      for (let batch = 0; batch < BACKLOG / 1000; batch++) {
+        const items = Array.from({ length: 1000 }, (_, i) => ({ title: `Noisy ${batch}-${i}`, severity: 'high', labels: { n: `${batch}-${i}` } }));
+        const r = await server.request('POST', noisy.path, { body: { items } });
+        assert.equal(r.status, 200, r.raw);
+      }
+
+      const page = async (title: string): Promise<number> => {
+        const t0 = Date.now();
+        const r = await server.request('POST', quiet.path, { body: { title, severity: 'critical' } });
+        assert.equal(r.status, 200, r.raw);
+        await eventually(`${title}: webhook`, () => web.hits.find((h) => h.path === '/quiet' && h.body.toString('utf8').includes(title)), 30_000);
+        await eventually(`${title}: email`, () => smtp.mails.find((m) => (m.headers.subject ?? '').includes(title)), 30_000);
+        return Date.now() - t0;
+      };
+      // While A's events are still being run, and later while its deliveries time out or are deferred.
+      const first = await page('Quiet page one');
+      await sleep(8000);
+      const second = await page('Quiet page two');
+      process.stdout.write(`# ${kind}: B paged in ${first} ms and ${second} ms; ${dead.connections()} connections to the dead host\n`);
+      assert.ok(first <= PAGE_BOUND_MS, `the first page took ${first} ms`);
+      assert.ok(second <= PAGE_BOUND_MS, `the second page took ${second} ms`);
+      // The breaker: the dead host is not waited on thousands of times.
+      assert.ok(dead.connections() < 50, `${dead.connections()} connections to the dead host`);
+
+      // Nothing of A's is lost: its deliveries are pending (deferred), none given up.
+      const alerts = await server.request('GET', '/api/v1/alerts?limit=5', { key: a.apiKey });
+      for (const alert of alerts.body.data as Array<{ id: string }>) {
+        const log = await server.request('GET', `/api/v1/alerts/${alert.id}/notifications`, { key: a.apiKey });
+        for (const n of log.body.data as Array<{ status: string }>) assert.equal(n.status, 'pending');
+      }
+    });
+  });
+}
