@@ -20,8 +20,9 @@ describe("the dashboard's generated API client", () => {
       const typesFile = path.join(dir, 'schema.d.ts');
       writeFileSync(docFile, doc);
       execFileSync(GENERATOR, [docFile, '-o', typesFile], { cwd: WEB, stdio: 'pipe' });
-      assert.equal(readFileSync(path.join(WEB, 'openapi.json'), 'utf8'), doc, 'web/openapi.json is stale');
-      assert.equal(readFileSync(path.join(WEB, 'src', 'api', 'schema.d.ts'), 'utf8'), readFileSync(typesFile, 'utf8'), 'web/src/api/schema.d.ts is stale');
+      // A boolean check: a diff of two 1.5 MB documents would bury the message that says what to run.
+      assert.ok(readFileSync(path.join(WEB, 'openapi.json'), 'utf8') === doc, 'web/openapi.json is stale');
+      assert.ok(readFileSync(path.join(WEB, 'src', 'api', 'schema.d.ts'), 'utf8') === readFileSync(typesFile, 'utf8'), 'web/src/api/schema.d.ts is stale');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
