@@ -19,7 +19,7 @@ export function Page({ title, actions, children }: { title: string; actions?: Re
 /** Placeholder rows of the final height, so content does not jump when it arrives. */
 export function Loading({ rows = 5 }: { rows?: number }) {
   return (
-    <div className="loading" aria-busy="true" aria-label="Loading">
+    <div className="loading" role="status" aria-busy="true" aria-label="Loading">
       {Array.from({ length: rows }, (_, i) => <div key={i} className="skeleton" />)}
     </div>
   );
