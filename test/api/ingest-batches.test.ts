@@ -25,5 +25,30 @@ for (const kind of STORE_KINDS) {
       const list = await h.req('GET', '/api/v1/alerts?status=firing&limit=1');
       assert.equal(list.body.meta.total, 200);
     });
+
+    it('shows a payload written over several turns of the event loop whole or not at all', async () => {
+      const integ = await h.integration(h.org, { name: 'am-big', preset: 'alertmanager' });
+      const firing = async () => (await h.req('GET', '/api/v1/alerts?status=firing&limit=1')).body.meta.total as number;
+      const before = await firing();
+      const alerts = Array.from({ length: 400 }, (_, i) => ({
+        status: 'firing', fingerprint: `big-${i}`, labels: { alertname: 'Big', instance: `web-${i}` }, annotations: {},
+      }));
+      let done = false;
+      const seen: number[] = [];
+      const reader = (async () => {
+        // In-process requests on SQLite can resolve without leaving the microtask queue: let the loop turn.
+        while (!done) {
+          seen.push(await firing());
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      const answer = await h.ingest(integ.path, { status: 'firing', alerts });
+      done = true;
+      await reader;
+      assert.equal(answer.status, 200);
+      assert.ok(seen.length > 0);
+      for (const n of seen) assert.ok(n === before || n === before + 400, `a read saw ${n - before} of the 400 alerts`);
+      assert.equal(await firing(), before + 400);
+    });
   });
 }

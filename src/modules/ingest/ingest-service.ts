@@ -11,7 +11,7 @@ import { matchingWindow } from '../suppression/suppression-fns.ts';
 import type { IngestCache, OrgConfig } from './ingest-cache.ts';
 import type { IngestRepoImpl, OpResult, UpsertResult, WriteOp } from './ingest-repo.ts';
 import type { AlertPreview, IngestOutcome } from './ingest-schemas.ts';
-import { groupCommitWriter, retried, runSqliteBatch, sqliteWriterThread, type Settled } from './ingest-writer.ts';
+import { groupCommitWriter, INGEST_CHUNK, retried, runSqliteBatch, sqliteWriterThread, type Settled } from './ingest-writer.ts';
 import { checkMapping, type Mapping } from './mapping-fns.ts';
 import { normalizePayload, type NormalizedAlert } from './normalize-fns.ts';
 import { effectiveMapping } from './presets.ts';
@@ -36,9 +36,6 @@ function upsertOutcome(item: UpsertOp, r: UpsertResult, created: boolean): Inges
 const createdOnce = (item: UpsertOp, r: UpsertResult) => upsertOutcome(item, r, Number(r.occurrences) === 1);
 
 const allFiring = (job: Job) => job.every((i) => i.kind === 'upsert' && i.sent === 'firing');
-
-/** Alerts of one payload stored per turn of the event loop (PostgreSQL; SQLite writes a batch synchronously). */
-const INGEST_CHUNK = 50;
 
 export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache: IngestCache; clock: Clock; batchMax: number; writerThread: boolean }) {
   const { store, repo, cache, clock } = deps;
@@ -190,7 +187,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
   const conn = store.sqlite;
   const statements = repo.sqlite;
   const thread = deps.writerThread && conn && conn.file !== ':memory:' ? sqliteWriterThread(conn.file) : null;
-  const runSqlite = thread?.run ?? (conn && statements ? (jobs: Job[]) => conn.exclusive((raw) => runSqliteBatch(raw, statements, jobs)) : null);
+  const runSqlite = thread?.run ?? (conn && statements ? (jobs: Job[]) => conn.exclusive((raw) => runSqliteBatch(raw, statements, jobs, yieldToLoop)) : null);
   const writer = runSqlite
     ? groupCommitWriter(deps.batchMax, async (jobs: Job[]) => (await runSqlite(jobs))
       .map((r, i): Settled<IngestOutcome[]> => (r.ok ? { ok: true, value: outcomes(jobs[i] as Job, r.value) } : r)))

@@ -9,7 +9,7 @@ if (!port) throw new Error('ingest-write-worker.ts runs as a worker thread');
 const { raw } = openSqlite((workerData as { file: string }).file);
 const statements = sqliteStatements(raw);
 
-port.on('message', (m: WorkerRequest | 'close') => {
+port.on('message', async (m: WorkerRequest | 'close') => {
   if (m === 'close') {
     raw.close();
     port.close();
@@ -17,7 +17,8 @@ port.on('message', (m: WorkerRequest | 'close') => {
   }
   let reply: WorkerReply;
   try {
-    reply = { id: m.id, ok: true, out: runSqliteBatch(raw, statements, m.jobs) };
+    // No pause: this thread answers nothing else, and a batch that never awaits cannot interleave with the next message's.
+    reply = { id: m.id, ok: true, out: await runSqliteBatch(raw, statements, m.jobs, null) };
   } catch (error) {
     reply = { id: m.id, ok: false, error };
   }

@@ -74,20 +74,32 @@ export function groupCommitWriter<J, R>(maxBatch: number, runBatch: (jobs: J[]) 
   };
 }
 
+/** Alerts of one payload stored per turn of the event loop. */
+export const INGEST_CHUNK = 50;
+
 /**
- * SQLite: a batch is one transaction, run synchronously. A job of several statements runs under a savepoint,
- * so that one failing is rolled back alone and only its caller sees the error; a single statement is atomic
- * by itself.
+ * SQLite: a batch is one transaction. A job of several statements runs under a savepoint, so that one failing
+ * is rolled back alone and only its caller sees the error; a single statement is atomic by itself.
+ * `pause`, on the main thread: a 1,000-alert batch is ~100 ms of synchronous statements, so it lets the event
+ * loop turn every INGEST_CHUNK statements; the transaction stays open and the connection held (`exclusive`),
+ * so no other statement of this process runs inside it meanwhile.
  */
-export function runSqliteBatch(raw: DatabaseSync, st: SqliteStatements, jobs: WriteOp[][]): Array<Settled<OpResult[]>> {
+export async function runSqliteBatch(raw: DatabaseSync, st: SqliteStatements, jobs: WriteOp[][], pause: (() => Promise<void>) | null): Promise<Array<Settled<OpResult[]>>> {
   const out: Array<Settled<OpResult[]>> = [];
+  let ran = 0;
   raw.exec('begin immediate');
   try {
     for (const ops of jobs) {
       const guarded = ops.length > 1;
       if (guarded) raw.exec('savepoint job');
       try {
-        out.push({ ok: true, value: ops.map((op) => (op.kind === 'resolve' ? st.resolve(op.orgId, op.fingerprint, op.by, op.at) : st.upsert(op.row, op.sent))) });
+        const value: OpResult[] = [];
+        for (const op of ops) {
+          if (pause && ran > 0 && ran % INGEST_CHUNK === 0) await pause();
+          ran++;
+          value.push(op.kind === 'resolve' ? st.resolve(op.orgId, op.fingerprint, op.by, op.at) : st.upsert(op.row, op.sent));
+        }
+        out.push({ ok: true, value });
         if (guarded) raw.exec('release savepoint job');
       } catch (error) {
         if (guarded) raw.exec('rollback to savepoint job; release savepoint job');
