@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { ApiError } from '../api/client';
 
 function describe(error: unknown): string {
@@ -24,4 +25,12 @@ export function ErrorDisplay({ error, fields = [] }: { error: unknown; fields?: 
       )}
     </div>
   );
+}
+
+/**
+ * A record page whose query failed: `missing` for a 404 (a missing record and another organization's look the
+ * same), else the error in words.
+ */
+export function RecordError({ error, missing }: { error: unknown; missing: ReactNode }) {
+  return error instanceof ApiError && error.status === 404 ? <>{missing}</> : <ErrorDisplay error={error} />;
 }

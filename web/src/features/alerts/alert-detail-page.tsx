@@ -1,9 +1,8 @@
 import { Link, useParams } from 'react-router';
-import { ApiError } from '../../api/client';
 import type { Alert } from '../../api/types';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
 import { EmptyState } from '../../components/empty-state';
-import { ErrorDisplay } from '../../components/error-display';
+import { ErrorDisplay, RecordError } from '../../components/error-display';
 import { formatTime, safeHref } from '../../components/format';
 import { useActorText } from '../../api/actors';
 import { Loading, Page } from '../../components/page';
@@ -131,9 +130,7 @@ export default function AlertDetailPage() {
   if (alert.error) {
     return (
       <Page title="Alert">
-        {alert.error instanceof ApiError && alert.error.status === 404
-          ? <EmptyState title="This alert does not exist"><p>It may belong to another organization. Go back to <Link to="/alerts">the alerts</Link>.</p></EmptyState>
-          : <ErrorDisplay error={alert.error} />}
+        <RecordError error={alert.error} missing={<EmptyState title="This alert does not exist"><p>It may belong to another organization. Go back to <Link to="/alerts">the alerts</Link>.</p></EmptyState>} />
       </Page>
     );
   }

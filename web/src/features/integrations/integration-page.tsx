@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { ApiError } from '../../api/client';
 import type { Integration } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { CopyButton } from '../../components/copy-button';
 import { EmptyState } from '../../components/empty-state';
-import { ErrorDisplay } from '../../components/error-display';
+import { ErrorDisplay, RecordError } from '../../components/error-display';
 import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
@@ -100,9 +99,7 @@ export default function IntegrationPage() {
   if (q.error) {
     return (
       <Page title="Integration">
-        {q.error instanceof ApiError && q.error.status === 404
-          ? <EmptyState title="This integration does not exist"><p>Go back to <Link to="/integrations">the integrations</Link>.</p></EmptyState>
-          : <ErrorDisplay error={q.error} />}
+        <RecordError error={q.error} missing={<EmptyState title="This integration does not exist"><p>Go back to <Link to="/integrations">the integrations</Link>.</p></EmptyState>} />
       </Page>
     );
   }
