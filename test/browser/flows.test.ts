@@ -136,8 +136,13 @@ for (const kind of STORE_KINDS) {
       await page.getByLabel('Value', { exact: true }).fill('(');
       await page.getByRole('button', { name: 'Run test' }).click();
       await page.locator('.cond-leaf .field-errors').first().waitFor();
+      await assertAccessible(page, 'workflow editor with an error beside a field');
       await page.getByLabel('Operator').selectOption('eq');
       await page.getByLabel('Value', { exact: true }).fill('checkout');
+      await page.getByLabel('Sample alert (JSON)').fill(JSON.stringify({ title: 'Checkout latency', severity: 'high', labels: { service: 'checkout' } }));
+      await page.getByRole('button', { name: 'Run test' }).click();
+      await result.getByText('Matches.').waitFor();
+      assert.equal(await page.locator('.cond-leaf .field-errors').count(), 0, 'a passing test clears the problems it showed');
 
       // The JSON view shows the body that will be saved.
       await page.getByRole('button', { name: 'JSON', exact: true }).click();
