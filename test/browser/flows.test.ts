@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '../support/eventually.ts';
 import { startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, sessionCookie, watchErrors } from './browser.ts';
+import { apiAsBrowser, assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, ingestAt, launchBrowser, screenshot, setUpOrganization, watchErrors } from './browser.ts';
 
 /**
  * The workflows editor and the clients pages in Debian's Chromium against a real `alertflow serve`, on both
@@ -37,21 +37,8 @@ for (const kind of STORE_KINDS) {
     let integrationId: string;
     const shot = (name: string) => screenshot(page, `${kind}-flows-${name}`);
 
-    const asBrowser = async (method: string, path: string, body?: unknown) => {
-      const cookie = await sessionCookie(context);
-      const headers: Record<string, string> = { cookie };
-      if (method !== 'GET') {
-        const s = await server.request('GET', '/api/v1/auth/session', { headers: { cookie } });
-        headers['x-csrf-token'] = s.body.data.csrfToken;
-      }
-      return server.request(method, `/api/v1${path}`, { headers, ...(body !== undefined && { body }) });
-    };
-    const ingest = async (payload: unknown) => {
-      const r = await fetch(ingestUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
-      const text = await r.text();
-      assert.equal(r.status, 200, text);
-      return JSON.parse(text).data.alerts[0].alertId as string;
-    };
+    const asBrowser = (method: string, path: string, body?: unknown) => apiAsBrowser(server, context, method, path, body);
+    const ingest = (payload: unknown) => ingestAt(ingestUrl, payload);
     /** Looks at the page at phone width and in dark mode too, each scanned and photographed. */
     const everyView = async (name: string) => {
       await assertAccessible(page, name);
@@ -74,15 +61,7 @@ for (const kind of STORE_KINDS) {
       context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       page = await context.newPage();
       errors = watchErrors(page);
-      const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(server.output)?.[1];
-      assert.ok(link, `no setup link in the log:\n${server.output}`);
-      await page.goto(link);
-      await page.getByLabel('Organization name').fill('Acme');
-      await page.getByLabel('Your name').fill(OWNER.name);
-      await page.getByLabel('Email').fill(OWNER.email);
-      await page.getByLabel('Password').fill(OWNER.password);
-      await page.getByRole('button', { name: 'Create organization' }).click();
-      await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
+      await setUpOrganization(page, server, OWNER);
       const integ = await asBrowser('POST', '/integrations', { name: 'Prometheus' });
       assert.equal(integ.status, 201, integ.raw);
       ingestUrl = integ.body.data.ingestUrl;
@@ -135,14 +114,14 @@ for (const kind of STORE_KINDS) {
       await page.getByLabel('Operator').selectOption('matches');
       await page.getByLabel('Value', { exact: true }).fill('(');
       await page.getByRole('button', { name: 'Run test' }).click();
-      await page.locator('.cond-leaf .field-errors').first().waitFor();
+      await page.locator('.leaf-fields .field-errors').first().waitFor();
       await assertAccessible(page, 'workflow editor with an error beside a field');
       await page.getByLabel('Operator').selectOption('eq');
       await page.getByLabel('Value', { exact: true }).fill('checkout');
       await page.getByLabel('Sample alert (JSON)').fill(JSON.stringify({ title: 'Checkout latency', severity: 'high', labels: { service: 'checkout' } }));
       await page.getByRole('button', { name: 'Run test' }).click();
       await result.getByText('Matches.').waitFor();
-      assert.equal(await page.locator('.cond-leaf .field-errors').count(), 0, 'a passing test clears the problems it showed');
+      assert.equal(await page.locator('.leaf-fields .field-errors').count(), 0, 'a passing test clears the problems it showed');
 
       // The JSON view shows the body that will be saved.
       await page.getByRole('button', { name: 'JSON', exact: true }).click();

@@ -32,7 +32,7 @@ interface NodeProps {
 function LeafEditor({ leaf, onChange, path, error, fieldsListId }: { leaf: Leaf; onChange: (l: Leaf) => void; path: string; error: unknown; fieldsListId: string }) {
   const value = leaf.value;
   return (
-    <div className="cond-leaf">
+    <div className="leaf-fields">
       <TextField label="Field" value={leaf.field} list={fieldsListId} placeholder="labels.env" onChange={(e) => onChange({ ...leaf, field: e.target.value })}
         errors={fieldErrors(error, `${path}/field`)} />
       <SelectField label="Operator" value={leaf.op} errors={fieldErrors(error, `${path}/op`)}
