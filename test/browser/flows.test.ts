@@ -193,6 +193,17 @@ for (const kind of STORE_KINDS) {
       await page.getByRole('region', { name: /Integrations/ }).getByRole('link', { name: 'Prometheus' }).waitFor();
       assert.equal(await page.getByRole('region', { name: /Open alerts/ }).getByRole('link', { name: 'See all' }).getAttribute('href'), `/alerts?clientId=${clientId}`);
       await page.getByText('No suppression window is scoped to this client.').waitFor();
+      // "See all" opens the full list filtered to the client.
+      assert.equal((await asBrowser('POST', '/integrations', { name: 'Unrelated' })).status, 201);
+      await page.getByRole('region', { name: /Integrations/ }).getByRole('link', { name: 'See all' }).click();
+      await page.getByText('Only the integrations of').waitFor();
+      await page.getByRole('cell').getByRole('link', { name: 'Prometheus' }).waitFor();
+      assert.equal(await page.getByRole('link', { name: 'Unrelated' }).count(), 0);
+      await page.getByRole('link', { name: 'Show all' }).click();
+      await page.getByRole('link', { name: 'Unrelated' }).waitFor();
+      await page.goBack();
+      await page.getByRole('link', { name: 'Globex Corp', exact: true }).click();
+      await page.getByRole('heading', { name: 'Globex Corp', exact: true }).waitFor();
 
       await page.getByRole('button', { name: 'Edit' }).click();
       await page.getByLabel('Name', { exact: true }).fill('Globex Corporation');

@@ -60,6 +60,9 @@ function LeafEditor({ leaf, onChange, path, error, fieldsListId }: { leaf: Leaf;
 export function ConditionNode({ value, onChange, onRemove, path, depth, error, fieldsListId }: NodeProps) {
   const kind = kindOf(value);
   const nest = depth < MAX_DEPTH - 1;
+  const groupKey = kind === 'any' ? 'any' : 'all';
+  const members = 'all' in value ? value.all : 'any' in value ? value.any : [];
+  const setMembers = (next: Condition[]) => onChange(groupKey === 'all' ? { all: next } : { any: next });
   const child = (c: Condition, at: string, set: (c: Condition) => void, remove: () => void) => (
     <ConditionNode value={c} onChange={set} onRemove={remove} path={`${path}/${at}`} depth={depth + 1} error={error} fieldsListId={fieldsListId} />
   );
@@ -72,26 +75,21 @@ export function ConditionNode({ value, onChange, onRemove, path, depth, error, f
         <button type="button" className="secondary small" onClick={onRemove}>Remove</button>
       </div>
       {ownErrors(error, path).map((m) => <p key={m} className="field-errors" role="alert">{m}</p>)}
-      {'all' in value || 'any' in value ? (() => {
-        const key = 'all' in value ? 'all' : 'any';
-        const list = 'all' in value ? value.all : value.any;
-        const setList = (next: Condition[]) => onChange((key === 'all' ? { all: next } : { any: next }));
-        return (
-          <>
-            <ol className="cond-members">
-              {list.map((c, i) => (
-                <li key={i}>
-                  {child(c, `${key}/${i}`, (n) => setList(list.map((x, j) => (j === i ? n : x))), () => setList(list.filter((_, j) => j !== i)))}
-                </li>
-              ))}
-            </ol>
-            <div className="actions start">
-              <button type="button" className="secondary small" onClick={() => setList([...list, blankLeaf()])}>Add condition</button>
-              {nest && <button type="button" className="secondary small" onClick={() => setList([...list, { any: [blankLeaf()] }])}>Add group</button>}
-            </div>
-          </>
-        );
-      })() : 'not' in value ? (
+      {'all' in value || 'any' in value ? (
+        <>
+          <ol className="cond-members">
+            {members.map((c, i) => (
+              <li key={i}>
+                {child(c, `${groupKey}/${i}`, (n) => setMembers(members.map((x, j) => (j === i ? n : x))), () => setMembers(members.filter((_, j) => j !== i)))}
+              </li>
+            ))}
+          </ol>
+          <div className="actions start">
+            <button type="button" className="secondary small" onClick={() => setMembers([...members, blankLeaf()])}>Add condition</button>
+            {nest && <button type="button" className="secondary small" onClick={() => setMembers([...members, { any: [blankLeaf()] }])}>Add group</button>}
+          </div>
+        </>
+      ) : 'not' in value ? (
         child(value.not, 'not', (n) => onChange({ not: n }), () => onChange(blankLeaf()))
       ) : (
         <LeafEditor leaf={value} onChange={onChange} path={path} error={error} fieldsListId={fieldsListId} />

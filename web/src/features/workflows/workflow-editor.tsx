@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { CreateWorkflowBody, DryRun, Workflow } from '../../api/types';
+import type { CreateWorkflowBody, DryRun, SampleAlert, Workflow } from '../../api/types';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextAreaField, TextField } from '../../components/form';
 import { ActionList, SEVERITY_CHOICES } from './action-list';
@@ -54,7 +54,7 @@ export function WorkflowEditor({ initial, onSave, saving, saveError, saved }: Pr
     setLastRun('save');
     onSave(body);
   };
-  const test = (alert: Parameters<typeof dryRun.mutate>[0]['alert'], done: (r: DryRun) => void) => {
+  const test = (alert: SampleAlert, done: (r: DryRun) => void) => {
     setLastRun('test');
     dryRun.mutate({ ...(body.conditions !== undefined && { conditions: body.conditions }), actions: body.actions, alert }, { onSuccess: (r) => done(r.data) });
   };
