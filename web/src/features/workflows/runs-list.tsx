@@ -23,6 +23,7 @@ function IncidentLink({ id }: { id: string }) {
 /** A workflow's recent runs: the alert, when, whether it matched, and each action's outcome. */
 export function RunsList({ workflowId }: { workflowId: string }) {
   const runs = useRuns(workflowId);
+  const rows = runs.data?.pages.flatMap((p) => p.data) ?? [];
   return (
     <section className="panel" aria-labelledby="runs-title">
       <div className="page-head">
@@ -30,14 +31,14 @@ export function RunsList({ workflowId }: { workflowId: string }) {
         <button type="button" className="secondary small" onClick={() => runs.refetch()} disabled={runs.isFetching}>Refresh</button>
       </div>
       <ErrorDisplay error={runs.error} />
-      {runs.isPending ? <Loading rows={3} /> : !runs.data ? null : runs.data.data.length === 0 ? (
+      {runs.isPending ? <Loading rows={3} /> : !runs.data ? null : rows.length === 0 ? (
         <p className="muted">No runs yet: the workflow runs when an alert event of its trigger happens while it is enabled.</p>
       ) : (
         <div className="table-wrap">
           <table>
             <thead><tr><th scope="col">When</th><th scope="col">Alert</th><th scope="col">Outcome</th></tr></thead>
             <tbody>
-              {runs.data.data.map((r) => (
+              {rows.map((r) => (
                 <tr key={r.id} data-testid="run">
                   <td>{formatTime(r.createdAt)}<span className="hint">{triggerLabel(r.trigger)}</span></td>
                   <td className="title-cell"><AlertLink id={r.alertId} /></td>
@@ -58,6 +59,13 @@ export function RunsList({ workflowId }: { workflowId: string }) {
               ))}
             </tbody>
           </table>
+        </div>
+      )}
+      {runs.hasNextPage && (
+        <div className="pager">
+          <button type="button" className="secondary" disabled={runs.isFetchingNextPage} onClick={() => void runs.fetchNextPage()}>
+            {runs.isFetchingNextPage ? 'Loading…' : 'Load more'}
+          </button>
         </div>
       )}
     </section>

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { CreateWorkflowBody, DryRun, SampleAlert, Workflow } from '../../api/types';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextAreaField, TextField } from '../../components/form';
+import { useCan } from '../auth/session';
 import { ActionList, SEVERITY_CHOICES } from './action-list';
 import { ConditionsEditor } from './condition-editor';
 import { TestPanel } from './test-panel';
@@ -30,6 +31,7 @@ export function WorkflowEditor({ initial, onSave, saving, saveError, saved }: Pr
   const recent = useRecentAlerts();
   const { schedules, users } = useActionChoices();
   const dryRun = useDryRun();
+  const canWrite = useCan('workflows:write');
   const error = lastRun === 'save' ? saveError : dryRun.error;
   const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
   // A saved workflow is switched on and off by its page's button: saving the form leaves that as it is.
@@ -98,7 +100,7 @@ export function WorkflowEditor({ initial, onSave, saving, saveError, saved }: Pr
         <ErrorDisplay error={lastRun === 'save' ? saveError : null} fields={view === 'form' ? FORM_FIELDS : []} />
         <div className="actions">
           {saved && <span role="status">Workflow saved.</span>}
-          <button type="submit" disabled={saving || jsonError !== null}>Save workflow</button>
+          {canWrite && <button type="submit" disabled={saving || jsonError !== null}>Save workflow</button>}
         </div>
       </form>
       <TestPanel alerts={recent.data?.data ?? []} onTest={test} testing={dryRun.isPending} error={dryRun.error} formFields={view === 'form' ? FORM_FIELDS : []} />

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import type { CreateWorkflowBody, TestDraftBody } from '../../api/types';
 
@@ -16,10 +16,14 @@ export function useWorkflow(id: string) {
   });
 }
 
+/** A workflow's runs, newest first, 25 a page. */
 export function useRuns(id: string) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: ['workflows', id, 'runs'],
-    queryFn: ({ signal }) => unwrap(api.GET('/workflows/{id}/runs', { params: { path: { id }, query: { limit: 25 } }, signal })),
+    initialPageParam: undefined as string | undefined,
+    queryFn: ({ pageParam, signal }) =>
+      unwrap(api.GET('/workflows/{id}/runs', { params: { path: { id }, query: { limit: 25, ...(pageParam && { cursor: pageParam }) } }, signal })),
+    getNextPageParam: (last) => (last.meta.hasMore ? (last.meta.nextCursor ?? undefined) : undefined),
   });
 }
 
