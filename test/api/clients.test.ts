@@ -326,6 +326,46 @@ for (const kind of STORE_KINDS) {
       assert.equal((await h.req('GET', '/api/v1/audit-log?action=client.updated', { key: org.key })).body.data.length, 1, 'a failed update records nothing');
     });
 
+    it('a client\'s page lists: GET /integrations and /suppression with clientId return only that client\'s, paged, in the organization', async () => {
+      const org = await h.newOrg();
+      const other = await h.newOrg();
+      const acme = await create(org, { slug: 'acme-lists' });
+      const globex = await create(org, { slug: 'globex-lists' });
+      const mine = [await h.integration(org, { name: 'Acme 1', clientId: acme.id }), await h.integration(org, { name: 'Acme 2', clientId: acme.id })];
+      await h.integration(org, { name: 'Globex', clientId: globex.id });
+      await h.integration(org, { name: 'No client' });
+      const window = async (clientId: string | null) => {
+        const starts = h.clock.now() + 60_000;
+        const r = await h.req('POST', '/api/v1/suppression', { key: org.key, body: { name: `w ${clientId}`, startsAt: iso(starts), endsAt: iso(starts + 3_600_000), clientId } });
+        assert.equal(r.status, 201, r.raw);
+        return r.body.data.id as string;
+      };
+      const acmeWindow = await window(acme.id);
+      await window(globex.id);
+      await window(null);
+
+      const integrations = await h.req('GET', `/api/v1/integrations?clientId=${acme.id}&limit=1`, { key: org.key });
+      assert.equal(integrations.status, 200, integrations.raw);
+      assert.equal(integrations.body.meta.total, 2);
+      const next = await h.req('GET', `/api/v1/integrations?clientId=${acme.id}&limit=1&cursor=${encodeURIComponent(integrations.body.meta.nextCursor)}`, { key: org.key });
+      assert.deepEqual([...integrations.body.data, ...next.body.data].map((i: any) => i.id).sort(), mine.map((i) => i.id).sort());
+      assert.equal(next.body.meta.nextCursor, null);
+      const unfiltered = await h.req('GET', `/api/v1/integrations?cursor=${encodeURIComponent(integrations.body.meta.nextCursor)}`, { key: org.key });
+      assert.equal(unfiltered.status, 400, 'a cursor of the filtered list is not one of the whole list');
+
+      const windows = await h.req('GET', `/api/v1/suppression?clientId=${acme.id}`, { key: org.key });
+      assert.equal(windows.status, 200, windows.raw);
+      assert.deepEqual(windows.body.data.map((w: any) => w.id), [acmeWindow]);
+      assert.equal(windows.body.meta.total, 1);
+      assert.equal((await h.req('GET', '/api/v1/suppression', { key: org.key })).body.meta.total, 3);
+
+      for (const path of ['/api/v1/integrations', '/api/v1/suppression']) {
+        const foreign = await h.req('GET', `${path}?clientId=${acme.id}`, { key: other.key });
+        assert.equal(foreign.status, 200);
+        assert.deepEqual(foreign.body.data, [], `${path}: another organization sees none of the client's`);
+      }
+    });
+
     it('bySlugs finds the organization\'s clients by slug, for the ingest lookup of labels.client', async () => {
       const org = await h.newOrg();
       const other = await h.newOrg();

@@ -35,7 +35,7 @@ describe('served OpenAPI document', () => {
       'get /suppression', 'post /suppression', 'get /suppression/{id}', 'put /suppression/{id}', 'patch /suppression/{id}', 'delete /suppression/{id}',
       'get /users', 'get /api-keys', 'post /api-keys', 'delete /api-keys/{id}', 'get /audit-log',
       'get /workflows', 'post /workflows', 'get /workflows/{id}', 'put /workflows/{id}', 'patch /workflows/{id}', 'delete /workflows/{id}',
-      'post /workflows/{id}/enable', 'post /workflows/{id}/disable', 'post /workflows/{id}/test', 'get /workflows/{id}/runs',
+      'post /workflows/{id}/enable', 'post /workflows/{id}/disable', 'post /workflows/{id}/test', 'post /workflows/test', 'get /workflows/{id}/runs',
       'get /schedules', 'post /schedules', 'get /schedules/{id}', 'put /schedules/{id}', 'patch /schedules/{id}', 'delete /schedules/{id}',
       'get /schedules/current-oncall', 'get /schedules/{id}/shifts', 'get /schedules/{id}/calendar.ics',
       'get /incidents', 'get /incidents/{id}', 'put /incidents/{id}', 'patch /incidents/{id}',

@@ -40,6 +40,7 @@ function validBody(op: Op): unknown {
   if (op.template.startsWith('/suppression')) return { name: 'renamed', startsAt: '2026-11-21T10:00:00.000Z', endsAt: '2026-11-21T11:00:00.000Z' };
   if (op.template.startsWith('/clients')) return { name: 'renamed', slug: 'renamed' };
   if (op.template === '/workflows/{id}/test') return { alert: { title: 't', severity: 'low' } };
+  if (op.template === '/workflows/test') return { actions: [{ type: 'suppress' }], alert: { title: 't', severity: 'low' } };
   if (op.template === '/workflows/{id}/enable' || op.template === '/workflows/{id}/disable') return undefined;
   if (op.template.startsWith('/workflows')) return { name: 'renamed', trigger: 'alert.created', actions: [{ type: 'suppress' }] };
   if (op.template.startsWith('/schedules')) return { name: 'renamed' };

@@ -76,8 +76,8 @@ for (const kind of STORE_KINDS) {
       });
       const alertId = await send(integ.path, { title: 'Disk full', severity: 'low', labels: { host: 'db1', env: 'prod' } });
       const run = await runFor(org, wf.id, alertId);
-      assert.deepEqual(run.actions[0], { index: 0, type: 'set_severity', status: 'done', detail: 'severity critical' });
-      assert.deepEqual({ ...run.actions[1], detail: null }, { index: 1, type: 'add_labels', status: 'done', detail: null });
+      assert.deepEqual(run.actions[0], { index: 0, type: 'set_severity', status: 'done', detail: 'severity critical', incidentId: null });
+      assert.deepEqual({ ...run.actions[1], detail: null }, { index: 1, type: 'add_labels', status: 'done', detail: null, incidentId: null });
       // The stored definition's key order is the store's (PostgreSQL's jsonb reorders keys), so the names are compared as a set.
       assert.deepEqual(String(run.actions[1].detail).replace(/^labels /, '').split(', ').sort(), ['none', 'owner', 'paged', 'sev']);
       const a = await getAlert(org, alertId);
@@ -109,7 +109,7 @@ for (const kind of STORE_KINDS) {
       // Suppressing an alert that is not firing is skipped.
       const acked = await send(integ.path, { title: 'Acked at birth', severity: 'low', status: 'acknowledged', labels: { mute: 'yes' } });
       const skipped = await runFor(org, mute.id, acked);
-      assert.deepEqual(skipped.actions[0], { index: 0, type: 'suppress', status: 'skipped', detail: 'the alert is acknowledged' });
+      assert.deepEqual(skipped.actions[0], { index: 0, type: 'suppress', status: 'skipped', detail: 'the alert is acknowledged', incidentId: null });
       assert.equal((await getAlert(org, acked)).status, 'acknowledged');
     });
 
@@ -248,11 +248,11 @@ for (const kind of STORE_KINDS) {
       const wf = await workflow(org, { actions: [{ type: 'create_incident', groupBy: ['labels.service'] }, { type: 'assign', userId: user.id }] });
       const alertId = await send(integ.path, { title: 'Login errors', severity: 'high', labels: { service: 'auth' } });
       const run = await runFor(org, wf.id, alertId);
-      assert.deepEqual(run.actions, [
-        { index: 0, type: 'create_incident', status: 'done', detail: 'opened incident #1' },
-        { index: 1, type: 'assign', status: 'done', detail: `assigned to ${user.id}` },
-      ]);
       const incidentId = (await getAlert(org, alertId)).incidentId as string;
+      assert.deepEqual(run.actions, [
+        { index: 0, type: 'create_incident', status: 'done', detail: 'opened incident #1', incidentId },
+        { index: 1, type: 'assign', status: 'done', detail: `assigned to ${user.id}`, incidentId: null },
+      ]);
       const d = (await h.req('GET', `/api/v1/incidents/${incidentId}`, { key: org.key })).body.data;
       assert.equal(d.assigneeId, user.id);
       assert.deepEqual(d.timeline.map((e: Rec) => e.type), ['opened', 'alert_joined', 'assigned']);
@@ -295,7 +295,7 @@ for (const kind of STORE_KINDS) {
 
       const b = await send(integ.path, { title: 'B broke', severity: 'high', labels: { service: 'b' } });
       const runB = await runFor(org, full.id, b);
-      assert.deepEqual(runB.actions[1], { index: 1, type: 'assign', status: 'done', detail: `assigned to ${user.id}` });
+      assert.deepEqual(runB.actions[1], { index: 1, type: 'assign', status: 'done', detail: `assigned to ${user.id}`, incidentId: null });
       const incB = (await h.req('GET', `/api/v1/incidents/${(await getAlert(org, b)).incidentId}`, { key: org.key })).body.data;
       assert.equal(incB.assigneeId, user.id);
       assert.deepEqual(incB.timeline.at(-1).data, { from: null, to: user.id, scheduleId: staffed });

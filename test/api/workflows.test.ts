@@ -347,6 +347,47 @@ for (const kind of STORE_KINDS) {
       assert.equal((await req('POST', `/api/v1/workflows/${a.id}/enable`, { key: org.key, body: {} })).status, 200);
     });
 
+    it('POST /workflows/test: an unsaved definition, checked as saving would, tried on a sample, doing nothing', async () => {
+      const org = await h.newOrg();
+      const sch = await schedule(org, 'Draft on-call');
+      const draft = { conditions: { all: [{ field: 'labels.env', op: 'eq', value: 'prod' }] }, actions: [{ type: 'create_incident', title: '{{alert.labels.env}}: {{alert.title}}' }, { type: 'assign', scheduleId: sch }] };
+      const alert = { title: 'Disk full', severity: 'high', labels: { env: 'prod' } };
+      const hit = await req('POST', '/api/v1/workflows/test', { key: org.key, body: { ...draft, alert } });
+      assert.equal(hit.status, 200, hit.raw);
+      assert.deepEqual(hit.body.data, {
+        matched: true,
+        actions: [
+          { index: 0, type: 'create_incident', description: 'create or join this workflow\'s open incident, titled "prod: Disk full"' },
+          { index: 1, type: 'assign', description: 'assign the incident to the on-call of schedule "Draft on-call"' },
+        ],
+      });
+      const miss = await req('POST', '/api/v1/workflows/test', { key: org.key, body: { ...draft, alert: { ...alert, labels: { env: 'dev' } } } });
+      assert.deepEqual(miss.body.data, { matched: false, actions: [] });
+      const always = await req('POST', '/api/v1/workflows/test', { key: org.key, body: { actions: [{ type: 'suppress' }], alert } });
+      assert.equal(always.body.data.matched, true, 'without conditions every alert matches');
+      const masked = await req('POST', '/api/v1/workflows/test', { key: org.key, body: { actions: [{ type: 'webhook', url: 'https://hooks.example.com/x', secret: '********' }], alert } });
+      assert.equal(masked.status, 200, 'a saved workflow\'s masked secret can be tried as it is');
+
+      // Another organization's schedule is not looked up: it reads as not found.
+      const theirs = await schedule(await h.newOrg(), 'Their on-call');
+      const foreign = await req('POST', '/api/v1/workflows/test', { key: org.key, body: { actions: [{ type: 'create_incident' }, { type: 'assign', scheduleId: theirs }], alert } });
+      assert.equal(foreign.body.data.actions[1].description, `assign the incident to the on-call of schedule ${theirs} (not found)`);
+
+      const bad = await req('POST', '/api/v1/workflows/test', {
+        key: org.key,
+        body: { conditions: { all: [{ field: 'labels.env', op: 'matches', value: '(' }] }, actions: [{ type: 'assign', userId: org.ownerId }, { type: 'webhook', url: 'ftp://x', secret: 'short' }], alert },
+      });
+      assert.equal(bad.status, 400, bad.raw);
+      for (const path of ['/conditions/all/0/value', '/actions/0', '/actions/1/url', '/actions/1/secret']) {
+        assert.ok(paths(bad).some((p) => p === path || p.startsWith(`${path}/`)), `wants ${path}: ${JSON.stringify(bad.body.details)}`);
+      }
+      for (const body of [{ alert }, { actions: [], alert }, { actions: [{ type: 'suppress' }] }, { actions: [{ type: 'suppress' }], alert, name: 'x' }]) {
+        assert.equal((await req('POST', '/api/v1/workflows/test', { key: org.key, body })).status, 400, JSON.stringify(body));
+      }
+      assert.equal((await req('GET', '/api/v1/workflows', { key: org.key })).body.meta.total, 0, 'nothing was saved');
+      assert.equal((await h.c.store.db.selectFrom('alerts').select('id').where('org_id', '=', org.id).execute()).length, 0, 'nor any alert');
+    });
+
     it('POST /test: whether a sample matches and what would run, doing nothing', async () => {
       const org = await h.newOrg();
       const sch = await schedule(org, 'Checkout primary');
@@ -413,7 +454,7 @@ for (const kind of STORE_KINDS) {
       for (let i = 0; i < 5; i++) assert.equal(await insertRun(h.c.store.db, run(i)), true);
       assert.equal(await insertRun(h.c.store.db, { ...run(1), id: 'wfr_retry' }), false, 'a retried job records no second run');
       await insertRun(h.c.store.db, run(9, other.id));
-      assert.equal(await updateRun(h.c.store.db, org.id, run(1).id, [{ index: 0, type: 'suppress', status: 'done', detail: 'suppressed' }], t0 + 99_000), true);
+      assert.equal(await updateRun(h.c.store.db, org.id, run(1).id, [{ index: 0, type: 'suppress', status: 'done', detail: 'suppressed', incidentId: null }], t0 + 99_000), true);
       assert.equal(await updateRun(h.c.store.db, (await h.newOrg()).id, run(1).id, [], t0), false, 'another organization cannot touch it');
       assert.equal((await runByEvent(h.c.store.db, org.id, d.id, '1'))?.id, run(1).id);
 
@@ -430,9 +471,11 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(all.map((r) => r.eventId), ['4', '3', '2', '1', '0'], 'newest first; a tie on createdAt is broken by id');
       assert.deepEqual(all.find((r) => r.eventId === '1'), {
         id: run(1).id, alertId: 'alt_1', eventId: '1', trigger: 'alert.created', matched: true,
-        actions: [{ index: 0, type: 'suppress', status: 'done', detail: 'suppressed' }], createdAt: iso(t0 + 1000), updatedAt: iso(t0 + 99_000),
+        actions: [{ index: 0, type: 'suppress', status: 'done', detail: 'suppressed', incidentId: null }], createdAt: iso(t0 + 1000), updatedAt: iso(t0 + 99_000),
       });
       assert.equal(all.find((r) => r.eventId === '0').matched, false);
+      assert.deepEqual(all.find((r) => r.eventId === '3').actions, [{ index: 0, type: 'suppress', status: 'queued', detail: null, incidentId: null }],
+        'a run recorded before actions carried their incident reads as having none');
       const foreignCursor = await req('GET', `/api/v1/workflows/${other.id}/runs?cursor=${encodeURIComponent(first.body.meta.nextCursor)}`, { key: org.key });
       assert.equal(foreignCursor.status, 400, "a cursor of another workflow's runs is refused");
 

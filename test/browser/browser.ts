@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { ROOT } from '../support/process.ts';
+import { ROOT, type ServerProcess } from '../support/process.ts';
 
 /**
  * Shared pieces of the browser tests: Debian's Chromium (never a downloaded browser), the built dashboard,
@@ -83,4 +83,36 @@ export async function sessionCookie(context: BrowserContext): Promise<string> {
   const c = (await context.cookies()).find((x) => x.name === 'af_session');
   assert.ok(c, 'no af_session cookie in the browser');
   return `af_session=${c.value}`;
+}
+
+/** The API as a signed-in browser context: its cookie, and its CSRF token for writes. */
+export async function apiAsBrowser(server: ServerProcess, context: BrowserContext, method: string, path: string, body?: unknown) {
+  const cookie = await sessionCookie(context);
+  const headers: Record<string, string> = { cookie };
+  if (method !== 'GET') {
+    const s = await server.request('GET', '/api/v1/auth/session', { headers: { cookie } });
+    headers['x-csrf-token'] = s.body.data.csrfToken;
+  }
+  return server.request(method, `/api/v1${path}`, { headers, ...(body !== undefined && { body }) });
+}
+
+/** Posts `payload` to an ingest URL, asserting a 200: the id of its first alert. */
+export async function ingestAt(url: string, payload: unknown): Promise<string> {
+  const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+  const text = await r.text();
+  assert.equal(r.status, 200, text);
+  return JSON.parse(text).data.alerts[0].alertId as string;
+}
+
+/** First-run setup through the link the server logged: the organization and its owner, signed in on `page`. */
+export async function setUpOrganization(page: Page, server: ServerProcess, owner: { name: string; email: string; password: string }, organization = 'Acme'): Promise<void> {
+  const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(server.output)?.[1];
+  assert.ok(link, `no setup link in the log:\n${server.output}`);
+  await page.goto(link);
+  await page.getByLabel('Organization name').fill(organization);
+  await page.getByLabel('Your name').fill(owner.name);
+  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Password').fill(owner.password);
+  await page.getByRole('button', { name: 'Create organization' }).click();
+  await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
 }

@@ -61,7 +61,7 @@ export function workflowRunner(deps: {
 
   /** One action; returns its outcome and, for create_incident, the incident it opened or joined. */
   async function act(db: Kysely<DB>, ctx: RunContext, action: WorkflowAction, index: number): Promise<RunAction> {
-    const outcome = (status: RunAction['status'], detail: string | null): RunAction => ({ index, type: action.type, status, detail });
+    const outcome = (status: RunAction['status'], detail: string | null, incidentId: string | null = null): RunAction => ({ index, type: action.type, status, detail, incidentId });
     const { alert, workflow, at } = ctx;
     switch (action.type) {
       case 'create_incident': {
@@ -69,8 +69,8 @@ export function workflowRunner(deps: {
         const title = renderTemplate(action.title, { alert }) || alert.title;
         const r = await incidents.openOrJoin(db, { workflowId: workflow.id, groupKey, title, alert: { id: ctx.row.id, incidentId: ctx.row.incident_id, orgId: ctx.row.org_id, severity: alert.severity, clientId: alert.clientId } }, at);
         ctx.incident = r.incident;
-        if (r.already) return outcome('skipped', `the alert is already in incident #${r.incident.number}`);
-        return outcome('done', `${r.opened ? 'opened' : 'joined'} incident #${r.incident.number}`);
+        if (r.already) return outcome('skipped', `the alert is already in incident #${r.incident.number}`, r.incident.id);
+        return outcome('done', `${r.opened ? 'opened' : 'joined'} incident #${r.incident.number}`, r.incident.id);
       }
       case 'assign': {
         if (!ctx.incident) return outcome('skipped', 'no incident to assign');

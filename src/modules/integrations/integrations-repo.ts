@@ -22,14 +22,18 @@ const later = (column: 'last_alert_at' | 'last_rejected_at', at: number) =>
 
 export function integrationsRepo() {
   const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('integrations').where('org_id', '=', orgId);
+  const listed = (db: Kysely<DB>, orgId: string, clientId: string | undefined) => {
+    const q = scoped(db, orgId);
+    return clientId === undefined ? q : q.where('client_id', '=', clientId);
+  };
   const rejectionsOf = (db: Kysely<DB>, orgId: string, integrationId: string) =>
     db.selectFrom('integration_rejections').where('org_id', '=', orgId).where('integration_id', '=', integrationId);
   return {
     insert: (db: Kysely<DB>, row: IntegrationRow) => db.insertInto('integrations').values(row).execute(),
     get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
-    page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
-      keysetPage(scoped(db, orgId).selectAll(), limit, after).execute(),
-    count: (db: Kysely<DB>, orgId: string) => countRows(scoped(db, orgId)),
+    page: (db: Kysely<DB>, orgId: string, clientId: string | undefined, limit: number, after: Keyset | null) =>
+      keysetPage(listed(db, orgId, clientId).selectAll(), limit, after).execute(),
+    count: (db: Kysely<DB>, orgId: string, clientId: string | undefined) => countRows(listed(db, orgId, clientId)),
     update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<IntegrationRow>) =>
       db.updateTable('integrations').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
     /** Adds counts gathered since the last flush; instances add their own deltas, so none overwrites another. */

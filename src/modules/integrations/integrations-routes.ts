@@ -24,7 +24,7 @@ export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsS
   app.get('/integrations', {
     config: { scope: read.scope },
     schema: apiSchema({ ...read, summary: 'List integrations', description: MASKED }, { querystring: IntegrationListQuery, response: { 200: IntegrationList } }),
-  }, (req) => integrations.list(principalOf(req).orgId, { limit: req.query.limit ?? 25, cursor: req.query.cursor }, reveals(req)));
+  }, (req) => integrations.list(principalOf(req).orgId, { limit: req.query.limit ?? 25, cursor: req.query.cursor, clientId: req.query.clientId }, reveals(req)));
 
   app.post('/integrations', {
     config: { scope: write.scope },

@@ -74,7 +74,10 @@ export const UpdateIntegrationBody = UpdateBody(editable);
 export type UpdateIntegrationBody = Static<typeof UpdateIntegrationBody>;
 
 export const IntegrationList = listOf(Integration);
-export const IntegrationListQuery = Type.Object(PageQuery);
+export const IntegrationListQuery = Type.Object({
+  ...PageQuery,
+  clientId: Type.Optional(Type.String({ maxLength: 200, description: 'Only the integrations of this client.' })),
+});
 
 export const PreviewBody = Type.Object(
   {

@@ -127,9 +127,9 @@ export function integrationsService(deps: {
       return toIntegration(row, reveal);
     }),
 
-    list(orgId: string, query: { limit: number; cursor?: string | undefined }, reveal: boolean): Promise<Page<Integration>> {
-      return stats.consistent(() => paginate(cursors, `${orgId}:integrations`, query,
-        (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), (r) => toIntegration(r, reveal)));
+    list(orgId: string, query: { limit: number; cursor?: string | undefined; clientId?: string | undefined }, reveal: boolean): Promise<Page<Integration>> {
+      return stats.consistent(() => paginate(cursors, `${orgId}:integrations:${query.clientId ?? ''}`, query,
+        (after) => repo.page(store.db, orgId, query.clientId, query.limit, after), () => repo.count(store.db, orgId, query.clientId), (r) => toIntegration(r, reveal)));
     },
 
     async update(orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody): Promise<Integration> {

@@ -25,6 +25,10 @@ const CHUNK = 500;
 
 export function suppressionRepo(store: Store) {
   const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('suppression_windows').where('org_id', '=', orgId);
+  const listed = (db: Kysely<DB>, orgId: string, clientId: string | undefined) => {
+    const q = scoped(db, orgId);
+    return clientId === undefined ? q : q.where('client_id', '=', clientId);
+  };
   const toWindow = (r: SuppressionRow): SuppressionWindow => ({
     id: r.id,
     startsAt: r.starts_at,
@@ -39,9 +43,9 @@ export function suppressionRepo(store: Store) {
     toWindow,
     insert: (db: Kysely<DB>, row: SuppressionRow) => db.insertInto('suppression_windows').values(row).execute(),
     get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
-    page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
-      keysetPage(scoped(db, orgId).selectAll(), limit, after).execute(),
-    count: (db: Kysely<DB>, orgId: string) => countRows(scoped(db, orgId)),
+    page: (db: Kysely<DB>, orgId: string, clientId: string | undefined, limit: number, after: Keyset | null) =>
+      keysetPage(listed(db, orgId, clientId).selectAll(), limit, after).execute(),
+    count: (db: Kysely<DB>, orgId: string, clientId: string | undefined) => countRows(listed(db, orgId, clientId)),
     update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<SuppressionRow>) =>
       db.updateTable('suppression_windows').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
     remove: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> => {

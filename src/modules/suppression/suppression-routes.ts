@@ -19,7 +19,7 @@ export function suppressionRoutes(app: Api, suppression: SuppressionService): vo
     config: { scope: read.scope },
     schema: apiSchema({ ...read, summary: 'List suppression windows', description: 'Newest first, with whether each is in force now and its next occurrences.' },
       { querystring: SuppressionListQuery, response: { 200: SuppressionList } }),
-  }, (req) => suppression.list(principalOf(req).orgId, { limit: req.query.limit ?? 25, cursor: req.query.cursor }));
+  }, (req) => suppression.list(principalOf(req).orgId, { limit: req.query.limit ?? 25, cursor: req.query.cursor, clientId: req.query.clientId }));
 
   app.post('/suppression', {
     config: { scope: write.scope },

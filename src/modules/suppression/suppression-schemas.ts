@@ -64,4 +64,7 @@ export const UpdateSuppressionBody = UpdateBody(editable);
 export type UpdateSuppressionBody = Static<typeof UpdateSuppressionBody>;
 
 export const SuppressionList = listOf(SuppressionWindow);
-export const SuppressionListQuery = Type.Object(PageQuery);
+export const SuppressionListQuery = Type.Object({
+  ...PageQuery,
+  clientId: Type.Optional(Type.String({ maxLength: 200, description: 'Only the windows scoped to this client.' })),
+});

@@ -145,10 +145,10 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
       return toResource(row, clock.now());
     },
 
-    list(orgId: string, query: { limit: number; cursor?: string | undefined }): Promise<Page<SuppressionWindow>> {
+    list(orgId: string, query: { limit: number; cursor?: string | undefined; clientId?: string | undefined }): Promise<Page<SuppressionWindow>> {
       const now = clock.now();
-      return paginate(cursors, `${orgId}:suppression`, query,
-        (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId), (r) => toResource(r, now));
+      return paginate(cursors, `${orgId}:suppression:${query.clientId ?? ''}`, query,
+        (after) => repo.page(store.db, orgId, query.clientId, query.limit, after), () => repo.count(store.db, orgId, query.clientId), (r) => toResource(r, now));
     },
 
     /** Partial update; the alerts the window suppresses are settled again against the result, in the same transaction. */

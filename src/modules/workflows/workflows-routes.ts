@@ -3,7 +3,7 @@ import { actorOf, principalOf } from '../../http/auth.ts';
 import { apiSchema, IdParams } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
 import {
-  CreateWorkflowBody, MASKED_SECRET, TestResult, TestWorkflowBody, UpdateWorkflowBody, Workflow, WorkflowList, WorkflowListQuery, WorkflowRunList,
+  CreateWorkflowBody, MASKED_SECRET, TestDraftBody, TestResult, TestWorkflowBody, UpdateWorkflowBody, Workflow, WorkflowList, WorkflowListQuery, WorkflowRunList,
 } from './workflows-schemas.ts';
 import type { WorkflowsService } from './workflows-service.ts';
 
@@ -66,6 +66,17 @@ export function workflowsRoutes(app: Api, workflows: WorkflowsService): void {
       }, { params: IdParams, response: { 200: One } }),
     }, async (req) => ({ data: await (enabled ? workflows.enable : workflows.disable)(principalOf(req).orgId, actorOf(req), req.params.id) }));
   }
+
+  app.post('/workflows/test', {
+    config: { scope: read.scope },
+    schema: apiSchema({
+      ...read,
+      summary: 'Dry-run an unsaved workflow on a sample alert',
+      description: 'As `POST /workflows/{id}/test`, for conditions and actions not saved yet (an editor\'s): they are checked as saving '
+        + 'would check them (400 naming each problem\'s path, e.g. `/conditions/all/1/value`, `/actions/2/url`; users and schedules '
+        + 'are not looked up: one not of the organization shows as not found). Nothing is stored, sent or recorded.',
+    }, { body: TestDraftBody, response: { 200: TestResult } }),
+  }, async (req) => ({ data: await workflows.testDraft(principalOf(req).orgId, req.body) }));
 
   app.post('/workflows/:id/test', {
     config: { scope: read.scope },

@@ -212,6 +212,13 @@ export type SampleAlert = Static<typeof SampleAlert>;
 export const TestWorkflowBody = Type.Object({ alert: SampleAlert }, { additionalProperties: false });
 export type TestWorkflowBody = Static<typeof TestWorkflowBody>;
 
+/** A definition as the editor holds it before saving, and the sample to try it on. */
+export const TestDraftBody = Type.Object(
+  { conditions: Type.Optional(editable.conditions), actions: editable.actions, alert: SampleAlert },
+  { additionalProperties: false },
+);
+export type TestDraftBody = Static<typeof TestDraftBody>;
+
 export const PlannedAction = Type.Object(
   {
     index: Type.Integer({ description: 'Position in the workflow\'s actions, from 0.' }),
@@ -247,6 +254,7 @@ export const RunAction = Type.Object(
     type: StringEnum(ACTION_TYPES),
     status: StringEnum(RUN_ACTION_STATUSES),
     detail: Nullable(Type.String({ description: 'What happened: the incident joined, the address sent to, the error, why skipped.' })),
+    incidentId: Nullable(Type.String({ description: 'For `create_incident`: the incident opened or joined (or that the alert was already in).' })),
   },
   { additionalProperties: false },
 );

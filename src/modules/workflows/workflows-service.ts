@@ -14,7 +14,7 @@ import { checkConditions } from './conditions-fns.ts';
 import { dryRun, sampleSubject } from './dry-run-fns.ts';
 import { readDefinition, type WorkflowRow, type WorkflowRunRow, type WorkflowsRepo } from './workflows-repo.ts';
 import type {
-  Condition, CreateWorkflowBody, RunAction, TestResult, TestWorkflowBody, Trigger, UpdateWorkflowBody, Workflow, WorkflowAction, WorkflowActionInput, WorkflowRun,
+  Condition, CreateWorkflowBody, RunAction, SampleAlert, TestDraftBody, TestResult, TestWorkflowBody, Trigger, UpdateWorkflowBody, Workflow, WorkflowAction, WorkflowActionInput, WorkflowRun,
 } from './workflows-schemas.ts';
 
 const refused = (errors: ErrorDetail[]): AppError => new AppError('VALIDATION_ERROR', 'Workflow is invalid', errors);
@@ -50,7 +50,8 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
     eventId: r.event_id,
     trigger: r.trigger as Trigger,
     matched: r.matched === 1,
-    actions: store.readJson<RunAction[]>(r.actions),
+    // Runs recorded before actions carried their incident read as having none.
+    actions: store.readJson<RunAction[]>(r.actions).map((a) => ({ ...a, incidentId: a.incidentId ?? null })),
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   });
@@ -100,6 +101,18 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
       return updated;
     });
     return toWorkflow(row);
+  }
+
+  /** A definition tried on a sample, with the names of the users and schedules its actions name. */
+  async function tryOn(orgId: string, d: { conditions: Condition | null; actions: WorkflowAction[] }, alert: SampleAlert): Promise<TestResult> {
+    const userIds = d.actions.flatMap((a) => (a.type === 'assign' && a.userId !== null ? [a.userId] : []));
+    const scheduleIds = d.actions.flatMap((a) => (a.type === 'assign' && a.scheduleId !== null ? [a.scheduleId]
+      : a.type === 'email' && a.toOnCall !== null ? [a.toOnCall] : []));
+    const [users, schedules] = await Promise.all([repo.users(store.db, orgId, userIds), repo.schedules(store.db, orgId, scheduleIds)]);
+    return dryRun(d, sampleSubject(alert), {
+      users: new Map(users.map((u) => [u.id, { name: u.name, email: u.email }])),
+      schedules: new Map(schedules.map((s) => [s.id, s.name])),
+    });
   }
 
   return {
@@ -178,15 +191,13 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
 
     /** The dry run: nothing is written, sent or recorded. */
     async test(orgId: string, id: string, input: TestWorkflowBody): Promise<TestResult> {
-      const d = readDefinition(store, await getRow(store.db, orgId, id));
-      const userIds = d.actions.flatMap((a) => (a.type === 'assign' && a.userId !== null ? [a.userId] : []));
-      const scheduleIds = d.actions.flatMap((a) => (a.type === 'assign' && a.scheduleId !== null ? [a.scheduleId]
-        : a.type === 'email' && a.toOnCall !== null ? [a.toOnCall] : []));
-      const [users, schedules] = await Promise.all([repo.users(store.db, orgId, userIds), repo.schedules(store.db, orgId, scheduleIds)]);
-      return dryRun(d, sampleSubject(input.alert), {
-        users: new Map(users.map((u) => [u.id, { name: u.name, email: u.email }])),
-        schedules: new Map(schedules.map((s) => [s.id, s.name])),
-      });
+      return tryOn(orgId, readDefinition(store, await getRow(store.db, orgId, id)), input.alert);
+    },
+
+    /** The dry run of a definition not saved yet (the editor's): checked as saving would, then tried. */
+    async testDraft(orgId: string, input: TestDraftBody): Promise<TestResult> {
+      const checked = checkDefinition(input.conditions ?? null, input.actions);
+      return tryOn(orgId, { conditions: checked.conditions ?? null, actions: checked.actions?.actions ?? [] }, input.alert);
     },
 
     async runs(orgId: string, id: string, query: Query): Promise<Page<WorkflowRun>> {

@@ -2094,6 +2094,8 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page; omit for the first page. */
                     cursor?: string;
+                    /** @description Only the integrations of this client. */
+                    clientId?: string;
                 };
                 header?: never;
                 path?: never;
@@ -5826,6 +5828,8 @@ export interface paths {
                     limit?: number;
                     /** @description The `nextCursor` of the previous page; omit for the first page. */
                     cursor?: string;
+                    /** @description Only the windows scoped to this client. */
+                    clientId?: string;
                 };
                 header?: never;
                 path?: never;
@@ -13743,6 +13747,415 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dry-run an unsaved workflow on a sample alert
+         * @description As `POST /workflows/{id}/test`, for conditions and actions not saved yet (an editor's): they are checked as saving would check them (400 naming each problem's path, e.g. `/conditions/all/1/value`, `/actions/2/url`; users and schedules are not looked up: one not of the organization shows as not found). Nothing is stored, sent or recorded.
+         *
+         *     Requires scope `workflows:read`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Exactly one of `{"all": [conditions]}` (every one holds), `{"any": [conditions]}` (at least one holds), `{"not": condition}`, or a leaf `{"field", "op", "value"}` (the matchers of suppression windows). Conditions nest at most 4 levels deep counting the leaves (e.g. any → all → not → leaf), with at most 50 leaves in all. OpenAPI 3.0 has no recursive inline schemas, so the levels are written out (each has this same shape; the deepest can only be a leaf). */
+                        conditions?: {
+                            all?: {
+                                all?: {
+                                    all?: unknown[];
+                                    any?: unknown[];
+                                    /** @description A leaf {field, op, value}: the deepest level. */
+                                    not?: unknown;
+                                    field?: string;
+                                    /** @enum {string} */
+                                    op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                    value?: unknown;
+                                }[];
+                                any?: {
+                                    all?: unknown[];
+                                    any?: unknown[];
+                                    /** @description A leaf {field, op, value}: the deepest level. */
+                                    not?: unknown;
+                                    field?: string;
+                                    /** @enum {string} */
+                                    op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                    value?: unknown;
+                                }[];
+                                not?: {
+                                    all?: unknown[];
+                                    any?: unknown[];
+                                    /** @description A leaf {field, op, value}: the deepest level. */
+                                    not?: unknown;
+                                    field?: string;
+                                    /** @enum {string} */
+                                    op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                    value?: unknown;
+                                };
+                                field?: string;
+                                /** @enum {string} */
+                                op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                value?: unknown;
+                            }[];
+                            any?: {
+                                all?: {
+                                    all?: unknown[];
+                                    any?: unknown[];
+                                    /** @description A leaf {field, op, value}: the deepest level. */
+                                    not?: unknown;
+                                    field?: string;
+                                    /** @enum {string} */
+                                    op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                    value?: unknown;
+                                }[];
+                                any?: {
+                                    all?: unknown[];
+                                    any?: unknown[];
+                                    /** @description A leaf {field, op, value}: the deepest level. */
+                                    not?: unknown;
+                                    field?: string;
+                                    /** @enum {string} */
+                                    op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                    value?: unknown;
+                                }[];
+                                not?: {
+                                    all?: unknown[];
+                                    any?: unknown[];
+                                    /** @description A leaf {field, op, value}: the deepest level. */
+                                    not?: unknown;
+                                    field?: string;
+                                    /** @enum {string} */
+                                    op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                    value?: unknown;
+                                };
+                                field?: string;
+                                /** @enum {string} */
+                                op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                value?: unknown;
+                            }[];
+                            not?: {
+                                all?: {
+                                    all?: unknown[];
+                                    any?: unknown[];
+                                    /** @description A leaf {field, op, value}: the deepest level. */
+                                    not?: unknown;
+                                    field?: string;
+                                    /** @enum {string} */
+                                    op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                    value?: unknown;
+                                }[];
+                                any?: {
+                                    all?: unknown[];
+                                    any?: unknown[];
+                                    /** @description A leaf {field, op, value}: the deepest level. */
+                                    not?: unknown;
+                                    field?: string;
+                                    /** @enum {string} */
+                                    op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                    value?: unknown;
+                                }[];
+                                not?: {
+                                    all?: unknown[];
+                                    any?: unknown[];
+                                    /** @description A leaf {field, op, value}: the deepest level. */
+                                    not?: unknown;
+                                    field?: string;
+                                    /** @enum {string} */
+                                    op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                    value?: unknown;
+                                };
+                                field?: string;
+                                /** @enum {string} */
+                                op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                                value?: unknown;
+                            };
+                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                            field?: string;
+                            /**
+                             * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
+                             * @enum {string}
+                             */
+                            op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
+                            value?: string | string[] | boolean;
+                        } | null;
+                        /** @description Run in order, 1–20. */
+                        actions: ({
+                            /** @enum {string} */
+                            type: "create_incident";
+                            /** @description Fields whose values group alerts into one open incident of this workflow (0–5; none: one open incident for the whole workflow). */
+                            groupBy?: string[];
+                            /** @description Incident title for a new incident, default `{{alert.title}}`. Placeholders `{{alert.<field>}}`, `{{alert.labels.<key>}}`, `{{alert.annotations.<key>}}`, `{{incident.number}}`, `{{incident.title}}`. */
+                            title?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "assign";
+                            /** @description The incident goes to this schedule's current on-call. */
+                            scheduleId?: string | null;
+                            /** @description The incident goes to this user. */
+                            userId?: string | null;
+                        } | {
+                            /** @enum {string} */
+                            type: "email";
+                            to?: string[];
+                            /** @description A schedule: its current on-call also gets the email. */
+                            toOnCall?: string | null;
+                            /** @description Empty or absent: `[SEVERITY] title` (`[RESOLVED] …`, `[ACKNOWLEDGED] …` for such alerts). Placeholders `{{alert.<field>}}`, `{{alert.labels.<key>}}`, `{{alert.annotations.<key>}}`, `{{incident.number}}`, `{{incident.title}}`. */
+                            subject?: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "webhook";
+                            /** @description http or https, without credentials. */
+                            url: string;
+                            /** @description 16–256 characters (checked when saved); the body is signed with HMAC-SHA256. Never returned: responses show `********`, and sending `********` back keeps the secret stored for a webhook to the same url. */
+                            secret: string;
+                        } | {
+                            /** @enum {string} */
+                            type: "set_severity";
+                            /** @enum {string} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                        } | {
+                            /** @enum {string} */
+                            type: "add_labels";
+                            /** @description 1–50 labels; values are templates (Placeholders `{{alert.<field>}}`, `{{alert.labels.<key>}}`, `{{alert.annotations.<key>}}`, `{{incident.number}}`, `{{incident.title}}`.) */
+                            labels: {
+                                [key: string]: string;
+                            };
+                        } | {
+                            /** @enum {string} */
+                            type: "suppress";
+                        })[];
+                        alert: {
+                            title: string;
+                            /** @enum {string} */
+                            severity: "critical" | "high" | "medium" | "low" | "info";
+                            /**
+                             * @description Default firing.
+                             * @enum {string}
+                             */
+                            status?: "firing" | "resolved" | "acknowledged" | "suppressed";
+                            source?: string | null;
+                            description?: string | null;
+                            /** @description Default: derived from title and source, as ingest does. */
+                            fingerprint?: string;
+                            labels?: {
+                                [key: string]: string;
+                            };
+                            annotations?: {
+                                [key: string]: string;
+                            };
+                            clientId?: string | null;
+                            integrationId?: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Whether the sample meets the conditions. */
+                                matched: boolean;
+                                /** @description The actions that would run, in order; empty when not matched. */
+                                actions: {
+                                    /** @description Position in the workflow's actions, from 0. */
+                                    index: number;
+                                    /** @enum {string} */
+                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress";
+                                    /** @description What the action would do to the sample, templates rendered. */
+                                    description: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflows/{id}/test": {
         parameters: {
             query?: never;
@@ -14042,6 +14455,8 @@ export interface paths {
                                     status: "queued" | "done" | "skipped" | "failed";
                                     /** @description What happened: the incident joined, the address sent to, the error, why skipped. */
                                     detail: string | null;
+                                    /** @description For `create_incident`: the incident opened or joined (or that the alert was already in). */
+                                    incidentId: string | null;
                                 }[];
                                 /**
                                  * Format: date-time

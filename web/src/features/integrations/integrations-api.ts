@@ -2,10 +2,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import type { CreateIntegrationBody, Mapping, PatchIntegrationBody } from '../../api/types';
 
-export function useIntegrations() {
+/** The first 100 integrations, or those of one client (a client page's "See all"). */
+export function useIntegrations(clientId: string | null = null) {
   return useQuery({
-    queryKey: ['integrations', 'list'],
-    queryFn: ({ signal }) => unwrap(api.GET('/integrations', { params: { query: { limit: 100 } }, signal })),
+    queryKey: ['integrations', 'list', clientId],
+    queryFn: ({ signal }) => unwrap(api.GET('/integrations', { params: { query: { limit: 100, ...(clientId && { clientId }) } }, signal })),
   });
 }
 

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import type { PresetName } from '../../api/types';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
@@ -44,15 +44,26 @@ function CreateForm({ onCancel }: { onCancel: () => void }) {
 }
 
 export default function IntegrationsPage() {
-  const list = useIntegrations();
+  const [params] = useSearchParams();
+  const clientId = params.get('clientId');
+  const list = useIntegrations(clientId);
+  const clients = useClients();
+  const client = clients.data?.data.find((c) => c.id === clientId);
   const canWrite = useCan('integrations:write');
   const [creating, setCreating] = useState(false);
   const rows = list.data?.data ?? [];
   return (
     <Page title="Integrations" actions={canWrite && !creating ? <button type="button" onClick={() => setCreating(true)}>New integration</button> : undefined}>
       {creating && <CreateForm onCancel={() => setCreating(false)} />}
+      {clientId && (
+        <p className="panel notice" role="status">
+          Only the integrations of {client ? <Link to={`/clients/${clientId}`}>{client.name}</Link> : 'one client'}. <Link to="/integrations">Show all</Link>
+        </p>
+      )}
       <ErrorDisplay error={list.error} />
-      {list.isPending ? <Loading /> : rows.length === 0 ? (
+      {list.isPending ? <Loading /> : rows.length === 0 && clientId ? (
+        <EmptyState title="No integrations for this client"><p>None of the integrations is linked to this client.</p></EmptyState>
+      ) : rows.length === 0 ? (
         <EmptyState title="No integrations yet">
           <p>An integration gives your monitoring tool (Alertmanager, Grafana, Zabbix, …) an ingest URL to post alerts to.
             {canWrite ? ' Choose “New integration” to create one.' : ' Ask an admin to create one.'}</p>
