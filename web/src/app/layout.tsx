@@ -11,6 +11,9 @@ const NAV = [
   { to: '/integrations', label: 'Integrations' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/audit-log', label: 'Audit log' },
+  { to: '/incidents', label: 'Incidents' },
+  { to: '/members', label: 'Members' },
+  { to: '/profile', label: 'Your profile' },
 ];
 
 function Nav({ session }: { session: SessionView }) {
