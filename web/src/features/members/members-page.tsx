@@ -70,7 +70,7 @@ export default function MembersPage() {
                     <td className="row-actions">
                       {mayChange(u) && (
                         <>
-                          <button type="button" className="secondary small" onClick={() => newLink.mutate(u.id)} aria-label={`New set-password link for ${u.name}`}>New link</button>
+                          <button type="button" className="secondary small" onClick={() => newLink.mutate(u.id)} aria-label={`New link for ${u.name}`} title="A new one-time set-password link">New link</button>
                           <button type="button" className="danger small" onClick={() => setRemoving(u)} aria-label={`Remove ${u.name}`}>Remove</button>
                         </>
                       )}
