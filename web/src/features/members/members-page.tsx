@@ -67,12 +67,12 @@ export default function MembersPage() {
                   </td>
                   <td className="wide-only">{formatTime(u.createdAt)}</td>
                   {canWrite && (
-                    <td className="row-actions">
+                    <td>
                       {mayChange(u) && (
-                        <>
+                        <div className="row-actions">
                           <button type="button" className="secondary small" onClick={() => newLink.mutate(u.id)} aria-label={`New link for ${u.name}`} title="A new one-time set-password link">New link</button>
                           <button type="button" className="danger small" onClick={() => setRemoving(u)} aria-label={`Remove ${u.name}`}>Remove</button>
-                        </>
+                        </div>
                       )}
                     </td>
                   )}
