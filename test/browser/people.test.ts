@@ -62,7 +62,7 @@ for (const kind of STORE_KINDS) {
       store = await createTestStore(kind);
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
-      server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base, OUTBOUND_ALLOW: '127.0.0.1' });
+      server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base, OUTBOUND_ALLOW: '127.0.0.1' }, { timeoutMs: 60_000 });
       context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
       page = await context.newPage();

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import type { FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useMembers } from '../../api/actors';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
@@ -7,6 +7,7 @@ import { ErrorDisplay } from '../../components/error-display';
 import { SelectField } from '../../components/form';
 import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
+import { Pager, useCursorPages } from '../../components/pager';
 import { incidentQueryOf, OPEN, useClientChoices, useIncidents } from './incidents-api';
 
 const STATUS_CHOICES = [
@@ -51,12 +52,12 @@ function Filters({ params, onApply }: { params: URLSearchParams; onApply: (next:
 
 export default function IncidentsPage() {
   const [params, setParams] = useSearchParams();
-  const [cursors, setCursors] = useState<string[]>([]);
-  const list = useIncidents(incidentQueryOf(params, cursors.at(-1)));
+  const pages = useCursorPages();
+  const list = useIncidents(incidentQueryOf(params, pages.cursor));
   const members = new Map((useMembers().data?.data ?? []).map((u) => [u.id, u.name]));
   const rows = list.data?.data ?? [];
   const apply = (next: URLSearchParams) => {
-    setCursors([]);
+    pages.reset();
     setParams(next);
   };
   const filtered = params.get('assigneeId') || params.get('clientId') || (params.get('status') ?? OPEN) !== OPEN;
@@ -101,12 +102,7 @@ export default function IncidentsPage() {
           </table>
         </div>
       )}
-      <div className="pager">
-        <button type="button" className="secondary" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>
-        <button type="button" className="secondary" disabled={!list.data?.meta.hasMore} onClick={() => setCursors([...cursors, list.data?.meta.nextCursor as string])}>
-          Next page
-        </button>
-      </div>
+      <Pager pages={pages} meta={list.data?.meta} />
     </Page>
   );
 }

@@ -5,6 +5,7 @@ import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
 import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
+import { Pager, useCursorPages } from '../../components/pager';
 import { useCan, useSession } from '../auth/session';
 import { AddMemberForm, LinkNotice } from './add-member-form';
 import { useAddMember, useChangeRole, useMemberList, useNewLink, useRemoveMember } from './members-api';
@@ -16,8 +17,8 @@ export default function MembersPage() {
   const canWrite = useCan('users:write');
   // Only an owner makes, unmakes or removes an owner (the API refuses the rest with 403).
   const isOwner = session.user.role === 'owner';
-  const [cursors, setCursors] = useState<string[]>([]);
-  const list = useMemberList(cursors.at(-1));
+  const pages = useCursorPages();
+  const list = useMemberList(pages.cursor);
   const add = useAddMember();
   const newLink = useNewLink();
   const role = useChangeRole();
@@ -82,10 +83,7 @@ export default function MembersPage() {
           </table>
         </div>
       )}
-      <div className="pager">
-        <button type="button" className="secondary" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>
-        <button type="button" className="secondary" disabled={!list.data?.meta.hasMore} onClick={() => setCursors([...cursors, list.data?.meta.nextCursor as string])}>Next page</button>
-      </div>
+      <Pager pages={pages} meta={list.data?.meta} />
       <ConfirmDialog open={removing !== null} title={`Remove ${removing?.name ?? ''}?`} confirmLabel="Remove member" danger busy={remove.isPending}
         onCancel={() => setRemoving(null)}
         onConfirm={() => removing && remove.mutate(removing.id, { onSettled: () => setRemoving(null) })}>
