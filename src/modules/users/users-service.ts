@@ -69,14 +69,14 @@ export function usersService(deps: {
 
   async function mailLink(user: UserRow, url: string, expiresAt: number): Promise<boolean> {
     if (!mailer) return false;
-    const text = `You have been added to AlertFlow as ${user.role}.\n\nSet your password here (the link works once, until ${iso(expiresAt)}):\n${url}\n`;
+    const text = `An admin of AlertFlow made you a link to set your password (role: ${user.role}).\n\nIt works once, until ${iso(expiresAt)}:\n${url}\n`;
     try {
       const r = await mailer.send({
         from: smtpFrom,
         to: [user.email],
         subject: 'Set your AlertFlow password',
         text,
-        html: `<p>You have been added to AlertFlow as ${escapeHtml(user.role)}.</p><p><a href="${escapeHtml(url)}">Set your password</a> (the link works once, until ${escapeHtml(iso(expiresAt))}).</p>`,
+        html: `<p>An admin of AlertFlow made you a link to set your password (role: ${escapeHtml(user.role)}).</p><p><a href="${escapeHtml(url)}">Set your password</a> (it works once, until ${escapeHtml(iso(expiresAt))}).</p>`,
         messageId: messageId(newId('pwl'), baseUrl),
       });
       return r.accepted.length > 0;
