@@ -84,3 +84,15 @@ export async function sessionCookie(context: BrowserContext): Promise<string> {
   assert.ok(c, 'no af_session cookie in the browser');
   return `af_session=${c.value}`;
 }
+
+/** Opens the setup link `alertflow serve` logged and fills the form for `owner`; the caller submits it. Returns the link. */
+export async function fillFirstRunSetup(page: Page, serverOutput: string, owner: { name: string; email: string; password: string }): Promise<string> {
+  const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(serverOutput)?.[1];
+  assert.ok(link, `no setup link in the log:\n${serverOutput}`);
+  await page.goto(link);
+  await page.getByLabel('Organization name').fill('Acme');
+  await page.getByLabel('Your name').fill(owner.name);
+  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Password').fill(owner.password);
+  return link;
+}

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ROOT, startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, sessionCookie, watchErrors } from './browser.ts';
+import { assertAccessible, browserSkipReason, ensureDashboardBuilt, fillFirstRunSetup, freePort, launchBrowser, screenshot, sessionCookie, watchErrors } from './browser.ts';
 
 /**
  * Incidents and members in Debian's Chromium against a real `alertflow serve`, on both stores: an incident
@@ -69,13 +69,7 @@ for (const kind of STORE_KINDS) {
       errors = watchErrors(page);
 
       // The owner, through first-run setup; then an incident of three related alerts, with a webhook page.
-      const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(server.output)?.[1];
-      assert.ok(link, `no setup link in the log:\n${server.output}`);
-      await page.goto(link);
-      await page.getByLabel('Organization name').fill('Acme');
-      await page.getByLabel('Your name').fill(OWNER.name);
-      await page.getByLabel('Email').fill(OWNER.email);
-      await page.getByLabel('Password').fill(OWNER.password);
+      await fillFirstRunSetup(page, server.output, OWNER);
       await page.getByRole('button', { name: 'Create organization' }).click();
       await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
       const integration = await ok('POST', '/integrations', { name: 'Prometheus prod', preset: 'alertmanager' });
