@@ -90,10 +90,16 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
 
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
-  const users = usersService({ store, repo: usersRepo(), clock, cursors });
+  const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });
+  const incidents = incidentsService({ store, repo: incidentsRepo(), clock, cursors });
+  const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
+  const users = usersService({
+    store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
+    forgetMember: [incidents.unassignMember, schedules.forgetMember],
+  });
   const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, clock });
   const auth = authService({
-    store, repo: authRepo(), orgs, audit, clock, log,
+    store, repo: authRepo(), orgs, users, audit, clock, log,
     sessionLimits: { idleMs: config.sessions.idleMinutes * 60_000, absoluteMs: config.sessions.absoluteHours * 3_600_000 },
     signInFailures: { perAddress: limits.signInFailuresPerAddress, perAccount: limits.signInFailuresPerAccount },
   });
@@ -118,8 +124,6 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const ingest = ingestService({ store, repo: ingestRows, cache: ingestConfig, clock, batchMax: config.ingestBatchMax, writerThread: config.ingestWriterThread });
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
   const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
-  const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });
-  const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const notifications = notificationsService({
     store, repo: notificationsRepo(), alerts, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
     userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow, webhookTimeoutMs: config.webhookTimeoutSeconds * 1000, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
@@ -127,7 +131,6 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     onCallEmail: async (orgId, scheduleId, at) => (await schedules.currentOnCall(orgId, scheduleId, at))?.email ?? null,
     onAttempt: metrics.delivery,
   });
-  const incidents = incidentsService({ store, repo: incidentsRepo(), clock, cursors });
 
   // Follow-up work of alert changes: the outbox relay feeds the queue, the runner runs workflows and deliveries.
   const timing = { pollMs: config.jobs.pollMs, leaseMs: config.jobs.leaseSeconds * 1000, concurrency: config.jobs.concurrency };

@@ -22,6 +22,14 @@ export interface DB {
     created_at: number;
     last_seen_at: number;
   };
+  password_links: {
+    token_hash: string;
+    org_id: string;
+    user_id: string;
+    expires_at: number;
+    used_at: number | null;
+    created_at: number;
+  };
   api_keys: {
     id: string;
     org_id: string;

@@ -104,7 +104,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
       info: {
         title: 'AlertFlow API',
         version: API_VERSION,
-        description: 'REST API of AlertFlow. Every operation needs `Authorization: Bearer <API key>` with the scope named in its `x-required-scopes`, or (the dashboard) the `af_session` cookie of `POST /auth/login`, whose role grants the scopes (owner/admin: all; member: every `:read` scope, `alerts:write`, `incidents:write`); with the cookie, every method but GET/HEAD/OPTIONS also needs the header `X-CSRF-Token` (the session\'s `csrfToken`). A bearer header, when sent, is used alone. Lists are newest first and cursor-paginated (`limit` 1–100, default 25; `meta.total` on the first page only). Errors are `{error, code, details}`. Limits: 300 requests/min per organization, 10 API key creations per UTC day. The ingest endpoint `POST /api/inbound/webhook/{token}` is outside this API.',
+        description: 'REST API of AlertFlow. Every operation needs `Authorization: Bearer <API key>` with the scope named in its `x-required-scopes`, or (the dashboard) the `af_session` cookie of `POST /auth/login`, whose role grants the scopes (owner/admin: all, including `users:write`; member: every `:read` scope, `alerts:write`, `incidents:write`); with the cookie, every method but GET/HEAD/OPTIONS also needs the header `X-CSRF-Token` (the session\'s `csrfToken`). A bearer header, when sent, is used alone. Lists are newest first and cursor-paginated (`limit` 1–100, default 25; `meta.total` on the first page only). Errors are `{error, code, details}`. Limits: 300 requests/min per organization, 10 API key creations per UTC day. The ingest endpoint `POST /api/inbound/webhook/{token}` is outside this API.',
       },
       servers: [{ url: `${c.config.baseUrl}/api/v1` }],
       components: {
@@ -142,7 +142,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     suppressionRoutes(api, c.suppression);
     schedulesRoutes(api, c.schedules);
     apiKeysRoutes(api, c);
-    usersRoutes(api, c.users);
+    usersRoutes(api, c);
     auditRoutes(api, c.audit);
     workflowsRoutes(api, c.workflows);
     incidentsRoutes(api, c.incidents);

@@ -5,7 +5,7 @@ import { SCOPES } from '../../src/modules/api-keys/api-keys-fns.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 
 /** Sign-in, sign-out, session and first-run setup: public, without a scope. */
-const AUTH_OPERATIONS = ['get /auth/session', 'post /auth/login', 'post /auth/logout', 'get /auth/setup', 'post /auth/setup'];
+const AUTH_OPERATIONS = ['get /auth/session', 'post /auth/login', 'post /auth/logout', 'get /auth/setup', 'post /auth/setup', 'post /auth/set-password'];
 
 type Operation = { 'x-required-scopes'?: string[]; description?: string; security?: unknown[]; responses: Record<string, unknown>; requestBody?: unknown };
 
@@ -33,7 +33,9 @@ describe('served OpenAPI document', () => {
       'get /integrations/presets', 'post /integrations/{id}/preview', 'post /integrations/{id}/rotate-token', 'get /integrations/{id}/rejections',
       'get /clients', 'post /clients', 'get /clients/{id}', 'put /clients/{id}', 'patch /clients/{id}', 'delete /clients/{id}',
       'get /suppression', 'post /suppression', 'get /suppression/{id}', 'put /suppression/{id}', 'patch /suppression/{id}', 'delete /suppression/{id}',
-      'get /users', 'get /api-keys', 'post /api-keys', 'delete /api-keys/{id}', 'get /audit-log',
+      'get /users', 'post /users', 'patch /users/{id}', 'delete /users/{id}', 'post /users/{id}/password-link',
+      'patch /users/me', 'post /users/me/password',
+      'get /api-keys', 'post /api-keys', 'delete /api-keys/{id}', 'get /audit-log',
       'get /workflows', 'post /workflows', 'get /workflows/{id}', 'put /workflows/{id}', 'patch /workflows/{id}', 'delete /workflows/{id}',
       'post /workflows/{id}/enable', 'post /workflows/{id}/disable', 'post /workflows/{id}/test', 'post /workflows/test', 'get /workflows/{id}/runs',
       'get /schedules', 'post /schedules', 'get /schedules/{id}', 'put /schedules/{id}', 'patch /schedules/{id}', 'delete /schedules/{id}',

@@ -45,6 +45,10 @@ function validBody(op: Op): unknown {
   if (op.template.startsWith('/workflows')) return { name: 'renamed', trigger: 'alert.created', actions: [{ type: 'suppress' }] };
   if (op.template.startsWith('/schedules')) return { name: 'renamed' };
   if (op.template === '/incidents/{id}') return { status: 'acknowledged' };
+  if (op.template === '/users') return { email: 'new@acme.test', name: 'New', role: 'member' };
+  if (op.template === '/users/me' || op.template === '/users/{id}') return { name: 'renamed' };
+  if (op.template === '/users/me/password') return { currentPassword: 'x', newPassword: 'a new long password' };
+  if (op.template === '/users/{id}/password-link') return undefined;
   return {};
 }
 
@@ -164,6 +168,7 @@ for (const kind of STORE_KINDS) {
         workflows: theirWorkflow.body.data.id,
         schedules: theirSchedule.body.data.id,
         incidents: theirIncident,
+        users: other.ownerId,
       };
       const withId = ops.filter((op) => op.template.includes('{id}'));
       assert.ok(withId.length >= 6);

@@ -104,15 +104,21 @@ export async function ingestAt(url: string, payload: unknown): Promise<string> {
   return JSON.parse(text).data.alerts[0].alertId as string;
 }
 
-/** First-run setup through the link the server logged: the organization and its owner, signed in on `page`. */
-export async function setUpOrganization(page: Page, server: ServerProcess, owner: { name: string; email: string; password: string }, organization = 'Acme'): Promise<void> {
-  const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(server.output)?.[1];
-  assert.ok(link, `no setup link in the log:\n${server.output}`);
+/** Opens the setup link `alertflow serve` logged and fills the form for `owner`; the caller submits it. Returns the link. */
+export async function fillFirstRunSetup(page: Page, serverOutput: string, owner: { name: string; email: string; password: string }, organization = 'Acme'): Promise<string> {
+  const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(serverOutput)?.[1];
+  assert.ok(link, `no setup link in the log:\n${serverOutput}`);
   await page.goto(link);
   await page.getByLabel('Organization name').fill(organization);
   await page.getByLabel('Your name').fill(owner.name);
   await page.getByLabel('Email').fill(owner.email);
   await page.getByLabel('Password').fill(owner.password);
+  return link;
+}
+
+/** First-run setup through the link the server logged: the organization and its owner, signed in on `page`. */
+export async function setUpOrganization(page: Page, server: ServerProcess, owner: { name: string; email: string; password: string }, organization = 'Acme'): Promise<void> {
+  await fillFirstRunSetup(page, server.output, owner, organization);
   await page.getByRole('button', { name: 'Create organization' }).click();
   await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
 }

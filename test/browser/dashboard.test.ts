@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { runCli, startServer, stopAll, type CliResult, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, sessionCookie, watchErrors } from './browser.ts';
+import { assertAccessible, browserSkipReason, ensureDashboardBuilt, fillFirstRunSetup, freePort, launchBrowser, screenshot, sessionCookie, watchErrors } from './browser.ts';
 
 /**
  * The dashboard in Debian's Chromium against a real `alertflow serve` process, on both stores: first-run setup,
@@ -80,13 +80,7 @@ for (const kind of STORE_KINDS) {
     });
 
     it('first-run setup: the logged link creates the organization and its owner, then is dead', async () => {
-      const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(server.output)?.[1];
-      assert.ok(link, `no setup link in the log:\n${server.output}`);
-      await page.goto(link);
-      await page.getByLabel('Organization name').fill('Acme');
-      await page.getByLabel('Your name').fill(OWNER.name);
-      await page.getByLabel('Email').fill(OWNER.email);
-      await page.getByLabel('Password').fill(OWNER.password);
+      const link = await fillFirstRunSetup(page, server.output, OWNER);
       await assertAccessible(page, 'setup');
       await shot('setup');
       await page.getByRole('button', { name: 'Create organization' }).click();

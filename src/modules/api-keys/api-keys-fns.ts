@@ -9,7 +9,7 @@ export const SCOPES = [
   'schedules:read', 'schedules:write',
   'integrations:read', 'integrations:write',
   'suppression:read', 'suppression:write',
-  'users:read',
+  'users:read', 'users:write',
   'api_keys:read', 'api_keys:write',
   'audit:read',
 ] as const;

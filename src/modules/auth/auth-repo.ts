@@ -25,6 +25,12 @@ export function authRepo() {
     purgeExpired: (db: Kysely<DB>, userId: string, idleBefore: number, createdBefore: number) =>
       db.deleteFrom('sessions').where('user_id', '=', userId)
         .where((eb) => eb.or([eb('last_seen_at', '<', idleBefore), eb('created_at', '<', createdBefore)])).execute(),
+    /** A member with their organization's name, as a new session needs them. */
+    member: (db: Kysely<DB>, orgId: string, userId: string) =>
+      db.selectFrom('users as u').innerJoin('orgs as o', 'o.id', 'u.org_id')
+        .select(['u.id', 'u.email', 'u.name', 'u.role', 'o.name as org_name'])
+        .where('u.org_id', '=', orgId).where('u.id', '=', userId)
+        .executeTakeFirst(),
     /** Users with a password, by email, in every organization. */
     usersByEmail: (db: Kysely<DB>, email: string) =>
       db.selectFrom('users as u').innerJoin('orgs as o', 'o.id', 'u.org_id')

@@ -4,7 +4,7 @@ import { checkCsrf, checkOrigin } from '../../http/auth.ts';
 import type { Api } from '../../http/types.ts';
 import { AppError } from '../../lib/errors.ts';
 import { SESSION_COOKIE } from './auth-fns.ts';
-import { authErrors, LoginBody, OrgChoiceConflict, SessionResponse, SetupBody, SetupStatus } from './auth-schemas.ts';
+import { authErrors, LoginBody, OrgChoiceConflict, SessionResponse, SetPasswordBody, SetupBody, SetupStatus } from './auth-schemas.ts';
 import type { AuthService, SignedIn } from './auth-service.ts';
 
 const COOKIE_DOC = 'Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in.';
@@ -52,6 +52,17 @@ export function authRoutes(app: Api, deps: { auth: AuthService; baseUrl: string;
       await auth.signOut(session, req.ip);
     }
     return reply.clearCookie(SESSION_COOKIE, cookie).code(204).send(null);
+  });
+
+  app.post('/auth/set-password', {
+    schema: {
+      ...doc('Set a password with a one-time link', `With the \`token\` of the link made when an admin added the member (or made a new link): sets their password, ends their other sessions and signs in. ${COOKIE_DOC} A link works once and for 72 hours; a used, expired or wrong token is 404 and says which. Wrong tokens count as failed sign-ins of the address (429). A request whose \`Origin\` is not this server is 403.`),
+      body: SetPasswordBody,
+      response: { 200: SessionResponse, ...authErrors, 404: { ...authErrors[401], description: 'NOT_FOUND: the link is used, expired or not valid (the message says which)' } },
+    },
+  }, async (req, reply) => {
+    checkOrigin(req, baseUrl);
+    return signedIn(reply, await auth.setPassword(req.body, req.ip), 200);
   });
 
   app.get('/auth/setup', {

@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { ErrorBody, StringEnum, Timestamp } from '../../http/schemas.ts';
-import { ROLES } from '../users/users-schemas.ts';
+import { NewPassword, ROLES } from '../users/users-schemas.ts';
 
 export const SessionView = Type.Object(
   {
     user: Type.Object({ id: Type.String(), email: Type.String(), name: Type.String(), role: StringEnum(ROLES) }, { additionalProperties: false }),
     organization: Type.Object({ id: Type.String(), name: Type.String() }, { additionalProperties: false }),
-    scopes: Type.Array(Type.String(), { description: 'What this session may do: the scopes of the role (owner/admin: all; member: every `:read` scope, `alerts:write`, `incidents:write`).' }),
+    scopes: Type.Array(Type.String(), { description: 'What this session may do: the scopes of the role (owner/admin: all, including `users:write`; member: every `:read` scope, `alerts:write`, `incidents:write`).' }),
     csrfToken: Type.String({ description: 'Send as `X-CSRF-Token` on every request with the session cookie whose method is not GET, HEAD or OPTIONS.' }),
     expiresAt: Timestamp,
   },
@@ -39,6 +39,15 @@ export const SetupBody = Type.Object(
   { additionalProperties: false },
 );
 export type SetupBody = Static<typeof SetupBody>;
+
+export const SetPasswordBody = Type.Object(
+  {
+    token: Type.String({ minLength: 1, maxLength: 200, description: 'The `token` of the set-password link made when the member was added.' }),
+    password: NewPassword,
+  },
+  { additionalProperties: false },
+);
+export type SetPasswordBody = Static<typeof SetPasswordBody>;
 
 export const SetupStatus = Type.Object(
   { data: Type.Object({ needed: Type.Boolean({ description: 'True while the store has no organization.' }) }, { additionalProperties: false }) },

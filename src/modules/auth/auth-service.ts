@@ -9,10 +9,11 @@ import { iso } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import type { OrgsService } from '../orgs/orgs-service.ts';
-import type { Role } from '../users/users-schemas.ts';
+import type { ChangePasswordBody, Role } from '../users/users-schemas.ts';
+import type { UsersService } from '../users/users-service.ts';
 import { hashToken, newToken, scopesOfRole, sessionExpiry, type SessionLimits } from './auth-fns.ts';
 import type { AuthRepo } from './auth-repo.ts';
-import type { LoginBody, SessionView, SetupBody } from './auth-schemas.ts';
+import type { LoginBody, SessionView, SetPasswordBody, SetupBody } from './auth-schemas.ts';
 
 /** A session in use: what the REST checks need, and what `GET /auth/session` shows. */
 export interface ActiveSession {
@@ -48,13 +49,14 @@ export function authService(deps: {
   store: Store;
   repo: AuthRepo;
   orgs: OrgsService;
+  users: UsersService;
   audit: AuditService;
   clock: Clock;
   log: Logger;
   sessionLimits: SessionLimits;
   signInFailures: { perAddress: RateLimiter; perAccount: RateLimiter };
 }) {
-  const { store, repo, orgs, audit, clock, log, sessionLimits, signInFailures } = deps;
+  const { store, repo, orgs, users, audit, clock, log, sessionLimits, signInFailures } = deps;
 
   // Unknown emails are checked against this hash, so a wrong email costs the same time as a wrong password.
   let dummyHash: Promise<string> | undefined;
@@ -88,6 +90,15 @@ export function authService(deps: {
   const throttled = (r: LimitResult): AppError =>
     new AppError('RATE_LIMITED', `Too many failed sign-ins; retry in ${r.resetSeconds} s`, null, r.resetSeconds);
 
+  /** Refuses at once while either budget of failed attempts is spent, right or wrong. */
+  async function checkThrottle(ip: string, account: string | null): Promise<void> {
+    const pairs: Array<[RateLimiter, string]> = [[signInFailures.perAddress, ip], ...(account === null ? [] : [[signInFailures.perAccount, account] as [RateLimiter, string]])];
+    for (const [limiter, key] of pairs) {
+      const state = await limiter.peek(key);
+      if (state.remaining === 0) throw throttled(state);
+    }
+  }
+
   return {
     /** The session behind a cookie value, or null when it is unknown, expired, signed out or its user removed. */
     async authenticate(sessionId: string | undefined): Promise<ActiveSession | null> {
@@ -118,10 +129,7 @@ export function authService(deps: {
      */
     async signIn(input: LoginBody, ip: string): Promise<SignedIn> {
       const email = input.email.trim().toLowerCase();
-      for (const [limiter, key] of [[signInFailures.perAddress, ip], [signInFailures.perAccount, email]] as const) {
-        const state = await limiter.peek(key);
-        if (state.remaining === 0) throw throttled(state);
-      }
+      await checkThrottle(ip, email);
       const candidates = (await repo.usersByEmail(store.db, email))
         .filter((u) => input.organizationId === undefined || u.org_id === input.organizationId);
       if (candidates.length === 0) await verifyNobody(input.password);
@@ -150,6 +158,44 @@ export function authService(deps: {
       await inTransaction(store.db, async (trx) => {
         if (!(await repo.remove(trx, session.idHash))) return;
         await audit.record(trx, { orgId: session.orgId, action: 'auth.sign_out', actor: { type: 'user', id: session.userId }, target: { type: 'user', id: session.userId }, ip });
+      });
+    },
+
+    /**
+     * A set-password link → the member's password, and a new session. The link works once (the claim is a
+     * conditional update); wrong tokens count as failed sign-ins of the address. The member's other
+     * sessions end, as after any password change.
+     */
+    async setPassword(input: SetPasswordBody, ip: string): Promise<SignedIn> {
+      await checkThrottle(ip, null);
+      try {
+        return await inTransaction(store.db, async (trx) => {
+          const { orgId, userId } = await users.claimLink(trx, input.token);
+          await users.setPassword(trx, orgId, userId, input.password, null);
+          const m = await repo.member(trx, orgId, userId);
+          if (!m) throw new AppError('NOT_FOUND', 'This link is not valid; check that it was copied whole');
+          await audit.record(trx, { orgId, action: 'user.password_set', actor: { type: 'user', id: userId }, target: { type: 'user', id: userId }, ip });
+          return startSession(trx, m, { id: orgId, name: m.org_name }, ip);
+        });
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'NOT_FOUND') await signInFailures.perAddress.consume(ip);
+        throw err;
+      }
+    },
+
+    /** A member's own password change: the current one is checked (and throttled like a sign-in); their other sessions end. */
+    async changePassword(session: { orgId: string; userId: string; idHash: string }, input: ChangePasswordBody, ip: string): Promise<void> {
+      const me = await users.get(session.orgId, session.userId);
+      await checkThrottle(ip, me.email);
+      const hash = await users.passwordHash(session.orgId, session.userId);
+      if (hash === null || !(await argon2.verify(hash, input.currentPassword))) {
+        await signInFailures.perAddress.consume(ip);
+        await signInFailures.perAccount.consume(me.email);
+        throw new AppError('VALIDATION_ERROR', 'The current password is wrong', [{ path: '/currentPassword', message: 'is not your current password' }]);
+      }
+      await inTransaction(store.db, async (trx) => {
+        await users.setPassword(trx, session.orgId, session.userId, input.newPassword, session.idHash);
+        await audit.record(trx, { orgId: session.orgId, action: 'user.password_changed', actor: { type: 'user', id: session.userId }, target: { type: 'user', id: session.userId }, ip });
       });
     },
 

@@ -84,6 +84,8 @@ export function incidentsRepo() {
         .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(MAX_DETAIL_ITEMS).execute();
       return newest.reverse();
     },
+    assignedTo: (db: Kysely<DB>, orgId: string, userId: string) =>
+      db.selectFrom('incidents').selectAll().where('org_id', '=', orgId).where('assignee_id', '=', userId).execute(),
     userExists: async (db: Kysely<DB>, orgId: string, userId: string): Promise<boolean> =>
       (await db.selectFrom('users').select('id').where('org_id', '=', orgId).where('id', '=', userId).executeTakeFirst()) !== undefined,
   };

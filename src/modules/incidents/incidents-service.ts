@@ -147,8 +147,16 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
       return { incident: (await repo.get(db, p.alert.orgId, incident.id)) as IncidentRow, opened, already: false };
     },
 
-    assign: (db: Kysely<DB>, incident: IncidentRow, userId: string, at: number, data: Record<string, unknown>) =>
-      setAssignee(db, incident, userId, SYSTEM, at, data),
+    /** A workflow's assignment; a user no longer in the organization (removed since the workflow was written) is skipped. */
+    async assign(db: Kysely<DB>, incident: IncidentRow, userId: string, at: number, data: Record<string, unknown>): Promise<IncidentRow | null> {
+      if (!(await repo.userExists(db, incident.org_id, userId))) return null;
+      return setAssignee(db, incident, userId, SYSTEM, at, data);
+    },
+
+    /** A removed member's incidents become unassigned, each with a timeline entry saying why. */
+    async unassignMember(db: Kysely<DB>, orgId: string, userId: string, actor: Actor, at: number): Promise<void> {
+      for (const incident of await repo.assignedTo(db, orgId, userId)) await setAssignee(db, incident, null, actor, at, { reason: 'member_removed' });
+    },
 
     /** After an alert of the incident changed severity: the incident's is the highest among its alerts. */
     async refreshSeverity(db: Kysely<DB>, incident: IncidentRow, at: number): Promise<IncidentRow> {

@@ -234,3 +234,15 @@ export function scheduleErrors(input: {
   });
   return errors;
 }
+
+/**
+ * A schedule without one user: taken out of every layer's rotation (the others keep rotating), a layer
+ * left with nobody dropped, their overrides dropped. Null when the schedule does not name them.
+ */
+export function withoutUser<L extends { users: string[] }, O extends { userId: string }>(s: { layers: L[]; overrides: O[] }, userId: string): { layers: L[]; overrides: O[] } | null {
+  if (!userMentions(s).some((m) => m.userId === userId)) return null;
+  return {
+    layers: s.layers.map((l) => ({ ...l, users: l.users.filter((u) => u !== userId) })).filter((l) => l.users.length > 0),
+    overrides: s.overrides.filter((o) => o.userId !== userId),
+  };
+}

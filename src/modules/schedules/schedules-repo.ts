@@ -19,6 +19,7 @@ export function schedulesRepo() {
     page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
       keysetPage(scoped(db, orgId).selectAll(), limit, after).execute(),
     count: (db: Kysely<DB>, orgId: string) => countRows(scoped(db, orgId)),
+    all: (db: Kysely<DB>, orgId: string) => scoped(db, orgId).selectAll().execute(),
     update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<ScheduleRow>) =>
       db.updateTable('schedules').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
     remove: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> => {

@@ -11,7 +11,7 @@ import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import { calendar, eventUid } from './ical-fns.ts';
 import { DAY_MS, type Layer } from './rotation-fns.ts';
-import { onCallAt, scheduleErrors, shiftsBetween, userMentions, type OnCall, type OnCallSchedule } from './schedules-fns.ts';
+import { onCallAt, scheduleErrors, shiftsBetween, userMentions, withoutUser, type OnCall, type OnCallSchedule } from './schedules-fns.ts';
 import type { ScheduleRow, SchedulesRepo, ScheduleUser } from './schedules-repo.ts';
 import {
   MAX_RANGE_DAYS,
@@ -154,6 +154,16 @@ export function schedulesService(deps: { store: Store; repo: SchedulesRepo; audi
         return updated;
       });
       return toSchedule(row);
+    },
+
+    /** A removed member leaves every schedule (see `withoutUser`), in the removal's transaction. */
+    async forgetMember(db: Kysely<DB>, orgId: string, userId: string, actor: Actor, at: number): Promise<void> {
+      for (const row of await repo.all(db, orgId)) {
+        const changed = withoutUser(parts(row), userId);
+        if (!changed) continue;
+        await repo.update(db, orgId, row.id, { layers: JSON.stringify(changed.layers), overrides: JSON.stringify(changed.overrides), updated_at: at });
+        await audit.record(db, { orgId, action: 'schedule.updated', actor, target: { type: 'schedule', id: row.id }, metadata: { changed: ['layers', 'overrides'], removedUserId: userId } });
+      }
     },
 
     async remove(orgId: string, actor: Actor, id: string): Promise<void> {

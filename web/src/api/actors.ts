@@ -6,16 +6,21 @@ interface Actor {
   id: string | null;
 }
 
+/** The organization's members (the first 100, the API's page limit): names for actors, choices for pickers. */
+export function useMembers() {
+  return useQuery({
+    queryKey: ['users', 'names'],
+    staleTime: 60_000,
+    queryFn: ({ signal }) => unwrap(api.GET('/users', { params: { query: { limit: 100 } }, signal })),
+  });
+}
+
 /**
  * Actors in words: a user by name and email when the session may list users (the first 100, the API's page
  * limit), anything else by type and id.
  */
 export function useActorText(): (a: Actor | null) => string {
-  const users = useQuery({
-    queryKey: ['users', 'names'],
-    staleTime: 60_000,
-    queryFn: ({ signal }) => unwrap(api.GET('/users', { params: { query: { limit: 100 } }, signal })),
-  });
+  const users = useMembers();
   const byId = new Map((users.data?.data ?? []).map((u) => [u.id, u.name ? `${u.name} <${u.email}>` : u.email]));
   return (a) => {
     if (!a) return '—';

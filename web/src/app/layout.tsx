@@ -13,6 +13,9 @@ const NAV = [
   { to: '/clients', label: 'Clients' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/audit-log', label: 'Audit log' },
+  { to: '/incidents', label: 'Incidents' },
+  { to: '/members', label: 'Members' },
+  { to: '/profile', label: 'Your profile' },
 ];
 
 function Nav({ session }: { session: SessionView }) {

@@ -10,6 +10,7 @@ const page = (load: () => Promise<{ default: React.ComponentType }>) => async ()
 export const router = createBrowserRouter([
   { path: '/sign-in', lazy: page(() => import('../features/auth/sign-in-page')) },
   { path: '/setup', lazy: page(() => import('../features/auth/setup-page')) },
+  { path: '/set-password', lazy: page(() => import('../features/auth/set-password-page')) },
   {
     element: <Layout />,
     errorElement: <RouteError />,
@@ -35,6 +36,10 @@ export const router = createBrowserRouter([
       { path: 'clients/:id', lazy: page(() => import('../features/clients/client-page')) },
       { path: 'settings/api-keys', lazy: page(() => import('../features/api-keys/api-keys-page')) },
       { path: 'audit-log', lazy: page(() => import('../features/audit/audit-page')) },
+      { path: 'incidents', lazy: page(() => import('../features/incidents/incidents-page')) },
+      { path: 'incidents/:id', lazy: page(() => import('../features/incidents/incident-detail-page')) },
+      { path: 'members', lazy: page(() => import('../features/members/members-page')) },
+      { path: 'profile', lazy: page(() => import('../features/members/profile-page')) },
       { path: '*', lazy: page(() => import('./not-found-page')) },
     ],
   },

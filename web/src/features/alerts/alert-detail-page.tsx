@@ -40,7 +40,7 @@ function Incident({ id }: { id: string }) {
   if (incident.isPending) return <p className="muted">Loading…</p>;
   if (incident.error) return <p>Incident {id}</p>;
   const i = incident.data.data;
-  return <p>#{i.number} {i.title} · <StatusBadge value={i.status} /> · {i.alertCount} alerts · opened {formatTime(i.createdAt)}</p>;
+  return <p><Link to={`/incidents/${id}`}>#{i.number} {i.title}</Link> · <StatusBadge value={i.status} /> · {i.alertCount} alerts · opened {formatTime(i.createdAt)}</p>;
 }
 
 function Notifications({ id }: { id: string }) {

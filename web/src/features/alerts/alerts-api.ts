@@ -40,7 +40,7 @@ export function useAlertNotifications(id: string) {
 
 export function useIncident(id: string | null) {
   return useQuery({
-    queryKey: ['incident', id],
+    queryKey: ['incidents', 'detail', id],
     enabled: id !== null,
     queryFn: ({ signal }) => unwrap(api.GET('/incidents/{id}', { params: { path: { id: id as string } }, signal })),
   });

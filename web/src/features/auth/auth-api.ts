@@ -1,5 +1,5 @@
 import { api, ApiError, setCsrfToken, unwrap } from '../../api/client';
-import type { LoginBody, OrgChoice, SessionView, SetupBody } from '../../api/types';
+import type { LoginBody, OrgChoice, SessionView, SetPasswordBody, SetupBody } from '../../api/types';
 
 export type { SessionView };
 
@@ -36,6 +36,10 @@ export async function setupNeeded(): Promise<boolean> {
 
 export async function setup(body: SetupBody): Promise<SessionView> {
   return remember((await unwrap(api.POST('/auth/setup', { body }))).data);
+}
+
+export async function setPassword(body: SetPasswordBody): Promise<SessionView> {
+  return remember((await unwrap(api.POST('/auth/set-password', { body }))).data);
 }
 
 /** The organizations a 409 at sign-in offers to choose from. */

@@ -1,0 +1,53 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import type { IncidentQuery, IncidentStatus } from '../../api/types';
+
+const PAGE = 50;
+export const OPEN = 'triggered,acknowledged';
+
+/** The API query the address describes: filters live in the URL, so a filtered list survives a reload. */
+export function incidentQueryOf(params: URLSearchParams, cursor?: string): IncidentQuery {
+  const q: IncidentQuery = { limit: PAGE, status: params.get('status') ?? OPEN };
+  if (q.status === '') delete q.status;
+  for (const k of ['assigneeId', 'clientId'] as const) {
+    const v = params.get(k);
+    if (v) q[k] = v;
+  }
+  if (cursor) q.cursor = cursor;
+  return q;
+}
+
+// Every key starts with 'incidents': the live-update stream invalidates them all at once.
+export function useIncidents(query: IncidentQuery) {
+  return useQuery({
+    queryKey: ['incidents', 'list', query],
+    queryFn: ({ signal }) => unwrap(api.GET('/incidents', { params: { query }, signal })),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useIncident(id: string) {
+  return useQuery({
+    queryKey: ['incidents', 'detail', id],
+    queryFn: ({ signal }) => unwrap(api.GET('/incidents/{id}', { params: { path: { id } }, signal })),
+  });
+}
+
+/** The clients the filter offers (the first 100: the API's page limit). */
+export function useClientChoices() {
+  return useQuery({
+    queryKey: ['clients', 'choices'],
+    queryFn: ({ signal }) => unwrap(api.GET('/clients', { params: { query: { limit: 100 } }, signal })),
+  });
+}
+
+export type IncidentChange = { status: IncidentStatus } | { assigneeId: string | null };
+
+/** Acknowledge, resolve or assign; the incident, its list and its alerts are fetched again. */
+export function useUpdateIncident(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: IncidentChange) => unwrap(api.PATCH('/incidents/{id}', { params: { path: { id } }, body })),
+    onSettled: () => Promise.all([qc.invalidateQueries({ queryKey: ['incidents'] }), qc.invalidateQueries({ queryKey: ['alerts'] }), qc.invalidateQueries({ queryKey: ['alert'] })]),
+  });
+}
