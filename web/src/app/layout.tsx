@@ -9,6 +9,8 @@ import type { SessionView } from '../features/auth/auth-api';
 const NAV = [
   { to: '/alerts', label: 'Alerts' },
   { to: '/integrations', label: 'Integrations' },
+  { to: '/oncall', label: 'On call' },
+  { to: '/suppression', label: 'Suppression' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/audit-log', label: 'Audit log' },
 ];
