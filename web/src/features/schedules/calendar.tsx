@@ -28,6 +28,7 @@ const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
  */
 export function Calendar({ view, days, shifts, zone, today, nameOf, toneOf, onPick }: Props) {
   const dayLabel = (d: CalendarDay) => formatIn(d.wall, 'UTC', { weekday: 'long', day: 'numeric', month: 'long' });
+  const shortLabel = (d: CalendarDay) => formatIn(d.wall, 'UTC', { weekday: 'short', day: 'numeric' });
   return (
     <div className={`cal cal-${view}`} data-testid="calendar">
       <div className="cal-head" aria-hidden="true">{WEEKDAYS.map((w) => <span key={w}>{w}</span>)}</div>
@@ -39,10 +40,10 @@ export function Calendar({ view, days, shifts, zone, today, nameOf, toneOf, onPi
             <li key={d.wall} className={cls} aria-label={dayLabel(d)}>
               {onPick ? (
                 <button type="button" className="cal-date" onClick={() => onPick({ start: d.start, end: d.end })}
-                  aria-label={`Override on ${dayLabel(d)}`}>
-                  {formatIn(d.wall, 'UTC', { weekday: 'short', day: 'numeric' })}
+                  aria-label={`${shortLabel(d)}: add an override on ${dayLabel(d)}`}>
+                  {shortLabel(d)}
                 </button>
-              ) : <span className="cal-date">{formatIn(d.wall, 'UTC', { weekday: 'short', day: 'numeric' })}</span>}
+              ) : <span className="cal-date">{shortLabel(d)}</span>}
               {on.length === 0 ? <p className="muted cal-none">Nobody</p> : (
                 <ul className="cal-shifts">
                   {on.map((s) => {
