@@ -84,3 +84,29 @@ export async function sessionCookie(context: BrowserContext): Promise<string> {
   assert.ok(c, 'no af_session cookie in the browser');
   return `af_session=${c.value}`;
 }
+
+type ApiServer = Pick<import('../support/process.ts').ServerProcess, 'request' | 'output'>;
+
+/** The API as the signed-in browser context calls it: its session cookie, and its CSRF token for writes. */
+export async function requestAs(server: ApiServer, context: BrowserContext, method: string, urlPath: string, body?: unknown) {
+  const cookie = await sessionCookie(context);
+  const headers: Record<string, string> = { cookie };
+  if (method !== 'GET') {
+    const s = await server.request('GET', '/api/v1/auth/session', { headers: { cookie } });
+    headers['x-csrf-token'] = s.body.data.csrfToken;
+  }
+  return server.request(method, `/api/v1${urlPath}`, { headers, ...(body !== undefined && { body }) });
+}
+
+/** First-run setup through the link the server logged: the organization and its owner, signed in on `page`. */
+export async function setUpOrganization(page: Page, server: ApiServer, owner: { name: string; email: string; password: string }, organization = 'Acme'): Promise<void> {
+  const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(server.output)?.[1];
+  assert.ok(link, `no setup link in the log:\n${server.output}`);
+  await page.goto(link);
+  await page.getByLabel('Organization name').fill(organization);
+  await page.getByLabel('Your name').fill(owner.name);
+  await page.getByLabel('Email').fill(owner.email);
+  await page.getByLabel('Password').fill(owner.password);
+  await page.getByRole('button', { name: 'Create organization' }).click();
+  await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
+}

@@ -5,7 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ROOT, runCli, startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, sessionCookie, watchErrors } from './browser.ts';
+import {
+  assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, requestAs, screenshot, setUpOrganization, watchErrors,
+} from './browser.ts';
 
 /**
  * The On call and Suppression windows pages in Debian's Chromium against a real `alertflow serve`, on both
@@ -45,15 +47,7 @@ for (const kind of STORE_KINDS) {
     let scheduleId: string;
     const shot = (name: string) => screenshot(page, `${kind}-${name}`);
 
-    const asBrowser = async (method: string, url: string, body?: unknown) => {
-      const cookie = await sessionCookie(context);
-      const headers: Record<string, string> = { cookie };
-      if (method !== 'GET') {
-        const s = await server.request('GET', '/api/v1/auth/session', { headers: { cookie } });
-        headers['x-csrf-token'] = s.body.data.csrfToken;
-      }
-      return server.request(method, `/api/v1${url}`, { headers, ...(body !== undefined && { body }) });
-    };
+    const asBrowser = (method: string, url: string, body?: unknown) => requestAs(server, context, method, url, body);
 
     before(async () => {
       store = await createTestStore(kind);
@@ -63,15 +57,7 @@ for (const kind of STORE_KINDS) {
       context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
       page = await context.newPage();
       errors = watchErrors(page);
-      const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(server.output)?.[1];
-      assert.ok(link, `no setup link in the log:\n${server.output}`);
-      await page.goto(link);
-      await page.getByLabel('Organization name').fill('Acme');
-      await page.getByLabel('Your name').fill(OWNER.name);
-      await page.getByLabel('Email').fill(OWNER.email);
-      await page.getByLabel('Password').fill(OWNER.password);
-      await page.getByRole('button', { name: 'Create organization' }).click();
-      await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
+      await setUpOrganization(page, server, OWNER);
       const orgId = (await asBrowser('GET', '/auth/session')).body.data.organization.id as string;
       const added = await runCli(['user', 'add', '--org', orgId, '--email', MEMBER.email, '--name', MEMBER.name, '--role', 'member', '--password', MEMBER.password, '--json'],
         { DATABASE_URL: store.url }, { timeoutMs: 60_000 });

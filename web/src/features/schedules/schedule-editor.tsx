@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import type { OrgUser, Schedule } from '../../api/types';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextAreaField, TextField } from '../../components/form';
+import { PreviewFrame } from '../../components/preview-frame';
 import { dateTimeIn, zoneNames } from '../../components/zone';
 import { usePeople } from './people';
 import { useSchedulePreview } from './schedules-api';
@@ -113,34 +114,33 @@ function LayerFields({ layer: l, index, count, users, nameOf, timezone, error, o
 function PreviewPanel({ body, overrides, nameOf }: { body: ReturnType<typeof bodyOf>; overrides: Schedule['overrides']; nameOf: (id: string) => string }) {
   const preview = useSchedulePreview({ ...body, name: body.name || 'Preview', overrides });
   const zone = body.timezone ?? 'UTC';
-  if (preview.error) {
-    return <div data-testid="schedule-preview"><p>Nothing to preview until the schedule is valid:</p><ErrorDisplay error={preview.error} /></div>;
-  }
-  if (!preview.data) return <p className="muted" aria-busy="true">Previewing…</p>;
-  const p = preview.data.data;
   return (
-    <div data-testid="schedule-preview" aria-busy={preview.isFetching}>
-      <p>
-        On call now: <strong>{p.onCall.user?.name ?? 'nobody'}</strong>
-        {p.onCall.endsAt ? `, until ${dateTimeIn(p.onCall.endsAt, zone)}` : ''}.
-      </p>
-      {p.shifts.length === 0 ? <p className="muted">Nobody is on call in the next 7 days.</p> : (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">The next 7 days ({zone})</caption>
-            <thead><tr><th scope="col">Who</th><th scope="col">From</th><th scope="col">Until</th><th scope="col">Layer</th></tr></thead>
-            <tbody>
-              {p.shifts.map((s) => (
-                <tr key={`${s.startsAt}${s.userId}${s.source}`}>
-                  <td>{nameOf(s.userId)}</td><td>{dateTimeIn(s.startsAt, zone)}</td><td>{dateTimeIn(s.endsAt, zone)}</td>
-                  <td>{s.source === 'override' ? 'override' : s.layerName}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+    <PreviewFrame query={preview} testId="schedule-preview">
+      {({ data: p }) => (
+        <>
+          <p>
+            On call now: <strong>{p.onCall.user?.name ?? 'nobody'}</strong>
+            {p.onCall.endsAt ? `, until ${dateTimeIn(p.onCall.endsAt, zone)}` : ''}.
+          </p>
+          {p.shifts.length === 0 ? <p className="muted">Nobody is on call in the next 7 days.</p> : (
+            <div className="table-wrap">
+              <table>
+                <caption className="sr-only">The next 7 days ({zone})</caption>
+                <thead><tr><th scope="col">Who</th><th scope="col">From</th><th scope="col">Until</th><th scope="col">Layer</th></tr></thead>
+                <tbody>
+                  {p.shifts.map((s) => (
+                    <tr key={`${s.startsAt}${s.userId}${s.source}`}>
+                      <td>{nameOf(s.userId)}</td><td>{dateTimeIn(s.startsAt, zone)}</td><td>{dateTimeIn(s.endsAt, zone)}</td>
+                      <td>{s.source === 'override' ? 'override' : s.layerName}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
       )}
-    </div>
+    </PreviewFrame>
   );
 }
 

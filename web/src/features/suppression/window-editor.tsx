@@ -2,6 +2,7 @@ import { useMemo, useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextAreaField, TextField } from '../../components/form';
+import { PreviewFrame } from '../../components/preview-frame';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
 import { dateTimeIn, viewerZone, zoneNames } from '../../components/zone';
 import { useClients } from '../integrations/integrations-api';
@@ -44,33 +45,34 @@ function Matchers({ rows, error, onChange }: { rows: MatcherForm[]; error: unkno
 function Preview({ form }: { form: WindowForm }) {
   const preview = useWindowPreview(useMemo(() => ({ ...bodyOf(form), name: form.name || 'Preview' }), [form]));
   const mine = viewerZone();
-  if (preview.error) return <div data-testid="window-preview"><p>Nothing to preview until the window is valid:</p><ErrorDisplay error={preview.error} /></div>;
-  if (!preview.data) return <p className="muted" aria-busy="true">Previewing…</p>;
-  const p = preview.data.data;
   return (
-    <div data-testid="window-preview" aria-busy={preview.isFetching}>
-      <p>{p.active ? <strong>In force now.</strong> : 'Not in force now.'}</p>
-      <h3>Next occurrences</h3>
-      {p.nextOccurrences.length === 0 ? <p className="muted">None: the window is over.</p> : (
-        <ol className="occurrences" data-testid="next-occurrences">
-          {p.nextOccurrences.map((o) => (
-            <li key={o.startsAt}>
-              {dateTimeIn(o.startsAt, form.timezone)} – {dateTimeIn(o.endsAt, form.timezone)}
-              {mine !== form.timezone && <span className="muted"> ({dateTimeIn(o.startsAt, mine)} yours)</span>}
-            </li>
-          ))}
-        </ol>
+    <PreviewFrame query={preview} testId="window-preview">
+      {({ data: p }) => (
+        <>
+          <p>{p.active ? <strong>In force now.</strong> : 'Not in force now.'}</p>
+          <h3>Next occurrences</h3>
+          {p.nextOccurrences.length === 0 ? <p className="muted">None: the window is over.</p> : (
+            <ol className="occurrences" data-testid="next-occurrences">
+              {p.nextOccurrences.map((o) => (
+                <li key={o.startsAt}>
+                  {dateTimeIn(o.startsAt, form.timezone)} – {dateTimeIn(o.endsAt, form.timezone)}
+                  {mine !== form.timezone && <span className="muted"> ({dateTimeIn(o.startsAt, mine)} yours)</span>}
+                </li>
+              ))}
+            </ol>
+          )}
+          <h3>Open alerts it would hold</h3>
+          {p.alerts.length === 0 ? <p className="muted">No open alert matches.</p> : (
+            <ul className="held" data-testid="held-alerts">
+              {p.alerts.map((a) => (
+                <li key={a.id}><SeverityBadge value={a.severity} /> <StatusBadge value={a.status} /> <Link to={`/alerts/${a.id}`}>{a.title}</Link></li>
+              ))}
+            </ul>
+          )}
+          {!p.complete && <p className="muted">There may be more: the preview shows the first {p.alerts.length} among the newest open alerts.</p>}
+        </>
       )}
-      <h3>Open alerts it would hold</h3>
-      {p.alerts.length === 0 ? <p className="muted">No open alert matches.</p> : (
-        <ul className="held" data-testid="held-alerts">
-          {p.alerts.map((a) => (
-            <li key={a.id}><SeverityBadge value={a.severity} /> <StatusBadge value={a.status} /> <Link to={`/alerts/${a.id}`}>{a.title}</Link></li>
-          ))}
-        </ul>
-      )}
-      {!p.complete && <p className="muted">There may be more: the preview shows the first {p.alerts.length} among the newest open alerts.</p>}
-    </div>
+    </PreviewFrame>
   );
 }
 
