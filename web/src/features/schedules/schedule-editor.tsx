@@ -4,7 +4,8 @@ import type { OrgUser, Schedule } from '../../api/types';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextAreaField, TextField } from '../../components/form';
 import { PreviewFrame } from '../../components/preview-frame';
-import { dateTimeIn, zoneNames } from '../../components/zone';
+import { dateTimeIn } from '../../components/zone';
+import { ZoneField } from '../../components/zone-field';
 import { usePeople } from './people';
 import { useSchedulePreview } from './schedules-api';
 import { bodyOf, DAYS, newLayer, newRestriction, ROTATIONS, type LayerForm, type ScheduleForm } from './schedule-form';
@@ -159,7 +160,6 @@ interface Props {
 export function ScheduleEditor({ initial, overrides, saving, error, cancelTo, submitLabel, onSave }: Props) {
   const people = usePeople();
   const [form, setForm] = useState(initial);
-  const zones = useMemo(zoneNames, []);
   const body = useMemo(() => bodyOf(form), [form]);
   const setLayer = (i: number, l: LayerForm) => setForm({ ...form, layers: form.layers.map((x, j) => (j === i ? l : x)) });
   const submit = (e: FormEvent) => {
@@ -171,9 +171,8 @@ export function ScheduleEditor({ initial, overrides, saving, error, cancelTo, su
       <form className="panel" onSubmit={submit} noValidate aria-label="Schedule">
         <TextField label="Name" required value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} errors={fieldErrors(error, 'name')} />
         <TextAreaField label="Description" rows={2} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} errors={fieldErrors(error, 'description')} />
-        <TextField label="Time zone" list="zone-names" value={form.timezone} onChange={(e) => setForm({ ...form, timezone: e.target.value })}
-          errors={fieldErrors(error, 'timezone')} hint="IANA name such as Europe/Berlin: rotations and restrictions follow its wall clock." />
-        <datalist id="zone-names">{zones.map((z) => <option key={z} value={z} />)}</datalist>
+        <ZoneField value={form.timezone} onChange={(timezone) => setForm({ ...form, timezone })} errors={fieldErrors(error, 'timezone')}
+          hint="IANA name such as Europe/Berlin: rotations and restrictions follow its wall clock." />
         {form.layers.map((l, i) => (
           <LayerFields key={i} layer={l} index={i} count={form.layers.length} users={people.users} nameOf={people.nameOf} timezone={form.timezone} error={error}
             onChange={(x) => setLayer(i, x)} onMove={(step) => setForm({ ...form, layers: move(form.layers, i, step) })}

@@ -4,7 +4,8 @@ import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextAreaField, TextField } from '../../components/form';
 import { PreviewFrame } from '../../components/preview-frame';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
-import { dateTimeIn, viewerZone, zoneNames } from '../../components/zone';
+import { dateTimeIn, viewerZone } from '../../components/zone';
+import { ZoneField } from '../../components/zone-field';
 import { useClients } from '../integrations/integrations-api';
 import { useWindowPreview } from './suppression-api';
 import { bodyOf, OPS, REPEATS, WEEKDAYS, type MatcherForm, type Repeat, type WindowForm } from './window-form';
@@ -91,7 +92,6 @@ interface Props {
 export function WindowEditor({ initial, saving, error, submitLabel, onSave, extraActions, readOnly = false }: Props) {
   const [form, setForm] = useState(initial);
   const clients = useClients();
-  const zones = useMemo(zoneNames, []);
   const set = (patch: Partial<WindowForm>) => setForm({ ...form, ...patch });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -102,9 +102,8 @@ export function WindowEditor({ initial, saving, error, submitLabel, onSave, extr
       <form className="panel" onSubmit={submit} noValidate aria-label="Suppression window">
         <TextField label="Name" required value={form.name} onChange={(e) => set({ name: e.target.value })} errors={fieldErrors(error, 'name')} />
         <TextAreaField label="Description" rows={2} value={form.description} onChange={(e) => set({ description: e.target.value })} errors={fieldErrors(error, 'description')} />
-        <TextField label="Time zone" list="zone-names" value={form.timezone} onChange={(e) => set({ timezone: e.target.value })} errors={fieldErrors(error, 'timezone')}
+        <ZoneField value={form.timezone} onChange={(timezone) => set({ timezone })} errors={fieldErrors(error, 'timezone')}
           hint="Start, end and repeats follow this zone's wall clock." />
-        <datalist id="zone-names">{zones.map((z) => <option key={z} value={z} />)}</datalist>
         <div className="grid-2">
           <TextField label="Starts" type="datetime-local" value={form.start} onChange={(e) => set({ start: e.target.value })} errors={fieldErrors(error, 'startsAt')} />
           <TextField label="Ends" type="datetime-local" value={form.end} onChange={(e) => set({ end: e.target.value })} errors={fieldErrors(error, 'endsAt')}
