@@ -136,6 +136,15 @@ for (const kind of STORE_KINDS) {
       await shot('schedule-390');
       await page.setViewportSize({ width: 1280, height: 900 });
 
+      await page.getByRole('link', { name: 'Edit schedule' }).click();
+      assert.equal(await page.getByLabel('First shift starts').inputValue(), `${dateIn(ZONE, -2)}T00:00`);
+      await page.getByTestId('schedule-preview').getByText(`On call now: ${MEMBER.name}`).waitFor();
+      await page.getByLabel('Layer name').fill('Weekdays and weekends');
+      await assertAccessible(page, 'schedule editor (edit)');
+      await page.getByRole('button', { name: 'Save schedule' }).click();
+      await page.getByText('Weekdays and weekends').first().waitFor();
+      assert.equal((await asBrowser('GET', `/schedules/${scheduleId}`)).body.data.overrides.length, 1, 'editing the layers kept the override');
+
       await page.getByRole('link', { name: 'On call', exact: true }).click();
       const row = page.getByTestId('oncall-table').getByRole('row', { name: /Primary/ });
       await row.getByText(MEMBER.name).waitFor();
@@ -185,6 +194,11 @@ for (const kind of STORE_KINDS) {
       await assertAccessible(page, 'suppression windows (390 px)');
       await shot('suppression-390');
       await page.setViewportSize({ width: 1280, height: 900 });
+      await row.getByRole('link', { name: 'Nightly backup' }).click();
+      assert.equal(await page.getByLabel('Repeats').inputValue(), 'daily');
+      assert.equal(await page.getByLabel('Value 1').inputValue(), 'prod');
+      await page.getByTestId('window-preview').getByTestId('held-alerts').waitFor();
+      await assertAccessible(page, 'window editor (edit)');
       assert.deepEqual(errors, []);
     });
   });
