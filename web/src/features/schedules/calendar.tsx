@@ -1,7 +1,7 @@
 import { formatIn, timeIn } from '../../components/zone';
 import { shiftsOn, type CalendarDay, type CalendarShift, type CalendarView } from './calendar-fns';
 
-export interface Pick {
+export interface RangePick {
   start: number;
   end: number;
 }
@@ -16,7 +16,7 @@ interface Props {
   /** A colour cue per person (the name carries the meaning). */
   toneOf: (userId: string) => number;
   /** Choosing a day or a shift: the range an override would cover. */
-  onPick?: ((p: Pick) => void) | undefined;
+  onPick?: ((p: RangePick) => void) | undefined;
 }
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];

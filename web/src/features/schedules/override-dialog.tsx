@@ -3,10 +3,10 @@ import type { OrgUser } from '../../api/types';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextField } from '../../components/form';
 import { fromLocalInput, localInput } from '../../components/zone';
-import type { Pick } from './calendar';
+import type { RangePick } from './calendar';
 
 interface Props {
-  pick: Pick | null;
+  pick: RangePick | null;
   zone: string;
   users: OrgUser[];
   /** Index the new override takes in the schedule's list: where the API's errors point. */

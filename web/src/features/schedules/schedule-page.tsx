@@ -8,7 +8,7 @@ import { ErrorDisplay, RecordError } from '../../components/error-display';
 import { Loading, Page } from '../../components/page';
 import { dateTimeIn, formatIn, viewerZone } from '../../components/zone';
 import { useCan } from '../auth/session';
-import { Calendar, type Pick } from './calendar';
+import { Calendar, type RangePick } from './calendar';
 import { calendarDays, dayOf, shiftAnchor, type CalendarView } from './calendar-fns';
 import { OverrideDialog } from './override-dialog';
 import { usePeople } from './people';
@@ -67,7 +67,7 @@ function Detail({ s }: { s: Schedule }) {
   const first = days[0];
   const last = days[days.length - 1];
   const shifts = useShifts(s.id, first?.start ?? 0, last?.end ?? 1);
-  const [pick, setPick] = useState<Pick | null>(null);
+  const [pick, setPick] = useState<RangePick | null>(null);
   const [confirm, setConfirm] = useState(false);
   const [removing, setRemoving] = useState<number | null>(null);
 
