@@ -66,4 +66,5 @@ export function formatIn(t: number | string, zone: string, options: Intl.DateTim
 }
 
 export const dateTimeIn = (t: number | string, zone: string): string => formatIn(t, zone, { dateStyle: 'medium', timeStyle: 'short' });
-export const timeIn = (t: number | string, zone: string): string => formatIn(t, zone, { hour: '2-digit', minute: '2-digit' });
+// 24-hour, whatever the locale: a day cell reads 00:00–24:00.
+export const timeIn = (t: number | string, zone: string): string => formatIn(t, zone, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });

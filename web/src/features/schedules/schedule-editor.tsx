@@ -154,10 +154,12 @@ interface Props {
   cancelTo: string;
   submitLabel: string;
   onSave: (body: ReturnType<typeof bodyOf>) => void;
+  /** Without the right to change schedules: the form and its preview, no saving. */
+  readOnly?: boolean;
 }
 
 /** Name, zone and layers of a schedule, with the server's preview of the next shifts beside them. */
-export function ScheduleEditor({ initial, overrides, saving, error, cancelTo, submitLabel, onSave }: Props) {
+export function ScheduleEditor({ initial, overrides, saving, error, cancelTo, submitLabel, onSave, readOnly = false }: Props) {
   const people = usePeople();
   const [form, setForm] = useState(initial);
   const body = useMemo(() => bodyOf(form), [form]);
@@ -183,8 +185,8 @@ export function ScheduleEditor({ initial, overrides, saving, error, cancelTo, su
         </button>
         <ErrorDisplay error={error ?? people.error} fields={['name', 'description', 'timezone', 'layers']} />
         <div className="actions">
-          <Link className="button secondary" to={cancelTo}>Cancel</Link>
-          <button type="submit" disabled={saving}>{submitLabel}</button>
+          <Link className="button secondary" to={cancelTo}>{readOnly ? 'Back' : 'Cancel'}</Link>
+          {!readOnly && <button type="submit" disabled={saving}>{submitLabel}</button>}
         </div>
       </form>
       <section className="panel" aria-labelledby="preview-title">

@@ -13,9 +13,10 @@ import { WindowEditor } from './window-editor';
 function NewWindow() {
   const create = useCreateWindow();
   const navigate = useNavigate();
+  const canWrite = useCan('suppression:write');
   return (
     <Page title="New suppression window">
-      <WindowEditor initial={newWindow(viewerZone(), Date.now())} saving={create.isPending} error={create.error} submitLabel="Create window"
+      <WindowEditor initial={newWindow(viewerZone(), Date.now())} saving={create.isPending} error={create.error} submitLabel="Create window" readOnly={!canWrite}
         onSave={(f) => create.mutate(bodyOf(f), { onSuccess: () => navigate('/suppression') })} />
     </Page>
   );
