@@ -139,10 +139,14 @@ for (const kind of STORE_KINDS) {
       await page.getByRole('link', { name: 'Edit schedule' }).click();
       assert.equal(await page.getByLabel('First shift starts').inputValue(), `${dateIn(ZONE, -2)}T00:00`);
       await page.getByTestId('schedule-preview').getByText(`On call now: ${MEMBER.name}`).waitFor();
-      await page.getByLabel('Layer name').fill('Weekdays and weekends');
+      await page.getByLabel('Layer name').fill('Office hours');
+      await page.getByRole('button', { name: 'Add restriction' }).click();
       await assertAccessible(page, 'schedule editor (edit)');
       await page.getByRole('button', { name: 'Save schedule' }).click();
-      await page.getByText('Weekdays and weekends').first().waitFor();
+      await page.getByText('Office hours').first().waitFor();
+      await page.getByText(`Only: Mon, Tue, Wed, Thu, Fri 09:00–17:00 (${ZONE})`).waitFor();
+      // The same windows on the viewer's clock (Berlin is 5 or 6 hours ahead of New York).
+      await page.getByText(/This week on your clock \(Europe\/Berlin\): Mon 1[45]:00–2[23]:00, Tue/).waitFor();
       assert.equal((await asBrowser('GET', `/schedules/${scheduleId}`)).body.data.overrides.length, 1, 'editing the layers kept the override');
 
       await page.getByRole('link', { name: 'On call', exact: true }).click();

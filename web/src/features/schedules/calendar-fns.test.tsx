@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { calendarDays, dayOf, shiftAnchor, shiftsOn } from './calendar-fns';
+import { calendarDays, dayOf, restrictionThisWeek, shiftAnchor, shiftsOn } from './calendar-fns';
 
 const at = (s: string) => Date.parse(s);
 
@@ -25,5 +25,15 @@ describe('calendar days', () => {
     const days = calendarDays('week', at('2026-11-23T00:00:00Z'), 'UTC');
     const s = { userId: 'u', startsAt: '2026-11-23T18:00:00Z', endsAt: '2026-11-24T06:00:00Z', source: 'layer' as const };
     expect(days.map((d) => shiftsOn([s], d).length)).toEqual([1, 1, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe('restrictions on another clock', () => {
+  it('gives this week\'s windows as instants, overnight ones ending the next day', () => {
+    const r = { days: ['mon', 'fri'], from: '22:00', to: '06:00' };
+    expect(restrictionThisWeek(r, 'America/New_York', at('2026-11-25T12:00:00Z'))).toEqual([
+      { start: at('2026-11-24T03:00:00Z'), end: at('2026-11-24T11:00:00Z') },
+      { start: at('2026-11-28T03:00:00Z'), end: at('2026-11-28T11:00:00Z') },
+    ]);
   });
 });

@@ -57,3 +57,22 @@ export function shiftAnchor(view: CalendarView, anchor: number, step: 1 | -1): n
 /** The shifts that intersect a day, earliest first. */
 export const shiftsOn = <S extends CalendarShift>(shifts: readonly S[], day: CalendarDay): S[] =>
   shifts.filter((s) => Date.parse(s.startsAt) < day.end && Date.parse(s.endsAt) > day.start);
+
+const WEEK_DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+const minutes = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+
+/**
+ * This week's windows of a restriction (days, local `from`–`to` in `zone`; `to` ≤ `from` runs into the next
+ * day) as instants, so that they can be read on another clock. This week's: across a DST change the
+ * offsets of other weeks differ.
+ */
+export function restrictionThisWeek(r: { days: readonly string[]; from: string; to: string }, zone: string, now: number): Array<{ start: number; end: number }> {
+  const week = calendarDays('week', dayOf(now, zone), zone);
+  const from = minutes(r.from) * 60_000;
+  const to = minutes(r.to) * 60_000;
+  return WEEK_DAYS.flatMap((d, i) => {
+    if (!r.days.includes(d)) return [];
+    const day = (week[i] as CalendarDay).wall;
+    return [{ start: instantOf(day + from, zone), end: instantOf(day + (to > from ? to : to + DAY_MS), zone) }];
+  });
+}

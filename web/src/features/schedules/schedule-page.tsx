@@ -6,10 +6,10 @@ import { CopyButton } from '../../components/copy-button';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay, RecordError } from '../../components/error-display';
 import { Loading, Page } from '../../components/page';
-import { dateTimeIn, formatIn, viewerZone } from '../../components/zone';
+import { dateTimeIn, formatIn, timeIn, viewerZone } from '../../components/zone';
 import { useCan } from '../auth/session';
 import { Calendar, type RangePick } from './calendar';
-import { calendarDays, dayOf, shiftAnchor, type CalendarView } from './calendar-fns';
+import { calendarDays, dayOf, restrictionThisWeek, shiftAnchor, type CalendarView } from './calendar-fns';
 import { OverrideDialog } from './override-dialog';
 import { usePeople } from './people';
 import { useDeleteSchedule, useSchedule, useScheduleOnCall, useShifts, useUpdateSchedule } from './schedules-api';
@@ -44,6 +44,12 @@ function Layers({ s, nameOf, zone }: { s: Schedule; nameOf: (id: string) => stri
           <div>In turn: {l.users.map(nameOf).join(' → ')}</div>
           {l.restrictions.length > 0 && (
             <div>Only: {l.restrictions.map((r) => `${r.days.map((d) => DAY_NAMES[d]).join(', ')} ${r.from}–${r.to}`).join('; ')} ({s.timezone})</div>
+          )}
+          {l.restrictions.length > 0 && zone !== s.timezone && (
+            <div className="muted">
+              This week on your clock ({zone}): {l.restrictions.flatMap((r) => restrictionThisWeek(r, s.timezone, Date.now()))
+                .map((w) => `${formatIn(w.start, zone, { weekday: 'short' })} ${timeIn(w.start, zone)}–${timeIn(w.end, zone)}`).join(', ')}
+            </div>
           )}
         </li>
       ))}
@@ -129,7 +135,7 @@ function Detail({ s }: { s: Schedule }) {
         <section className="panel" aria-labelledby="layers-title">
           <h2 id="layers-title">Layers</h2>
           <p className="hint">Later layers beat earlier ones; overrides beat every layer.</p>
-          <Layers s={s} nameOf={people.nameOf} zone={zone} />
+          <Layers s={s} nameOf={people.nameOf} zone={mine} />
         </section>
         <section className="panel" aria-labelledby="overrides-title">
           <h2 id="overrides-title">Overrides</h2>
