@@ -40,6 +40,7 @@ describe('served OpenAPI document', () => {
       'post /workflows/{id}/enable', 'post /workflows/{id}/disable', 'post /workflows/{id}/test', 'post /workflows/test', 'get /workflows/{id}/runs',
       'get /schedules', 'post /schedules', 'get /schedules/{id}', 'put /schedules/{id}', 'patch /schedules/{id}', 'delete /schedules/{id}',
       'get /schedules/current-oncall', 'get /schedules/{id}/shifts', 'get /schedules/{id}/calendar.ics',
+      'post /schedules/preview', 'post /suppression/preview',
       'get /incidents', 'get /incidents/{id}', 'put /incidents/{id}', 'patch /incidents/{id}',
       ...AUTH_OPERATIONS,
     ];

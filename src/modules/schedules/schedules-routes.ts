@@ -3,7 +3,8 @@ import { actorOf, principalOf } from '../../http/auth.ts';
 import { apiSchema, IdParams } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
 import {
-  CreateScheduleBody, MAX_RANGE_DAYS, OnCallList, OnCallQuery, RangeQuery, Schedule, ScheduleList, ScheduleListQuery, ScheduleShifts, UpdateScheduleBody,
+  CreateScheduleBody, MAX_RANGE_DAYS, OnCallList, OnCallQuery, RangeQuery, Schedule, ScheduleList, ScheduleListQuery, SchedulePreview, ScheduleShifts,
+  UpdateScheduleBody,
 } from './schedules-schemas.ts';
 import type { SchedulesService } from './schedules-service.ts';
 
@@ -46,6 +47,17 @@ export function schedulesRoutes(app: Api, schedules: SchedulesService): void {
     config: { scope: write.scope },
     schema: apiSchema({ ...write, summary: 'Create a schedule', description: ABOUT }, { body: CreateScheduleBody, response: { 201: One } }),
   }, async (req, reply) => reply.code(201).send({ data: await schedules.create(principalOf(req).orgId, actorOf(req), req.body) }));
+
+  // Reads only: the same scope as the shifts it computes.
+  app.post('/schedules/preview', {
+    config: { scope: read.scope },
+    schema: apiSchema({
+      ...read,
+      summary: 'Preview a schedule before saving it',
+      description: 'A create body, checked exactly as `POST /schedules` checks it (400 for the same reasons), and what it would give: who is on '
+        + `call now and the final shifts that intersect [from, to) (default: the 7 days from now; at most ${MAX_RANGE_DAYS} days). Stores nothing. ${ABOUT}`,
+    }, { body: CreateScheduleBody, querystring: RangeQuery, response: { 200: SchedulePreview } }),
+  }, async (req) => ({ data: await schedules.preview(principalOf(req).orgId, req.body, req.query) }));
 
   app.get('/schedules/:id', {
     config: { scope: read.scope },

@@ -157,3 +157,27 @@ export const ScheduleShifts = Type.Object(
   { additionalProperties: false },
 );
 export type ScheduleShifts = Static<typeof ScheduleShifts>['data'];
+
+export const SchedulePreview = Type.Object(
+  {
+    data: Type.Object(
+      {
+        timezone: Type.String(),
+        from: Timestamp,
+        to: Timestamp,
+        onCall: Type.Object(
+          {
+            user: Nullable(OnCallUser),
+            startsAt: OnCallEntry.properties.startsAt,
+            endsAt: OnCallEntry.properties.endsAt,
+          },
+          { additionalProperties: false, description: 'Who the schedule would have on call now.' },
+        ),
+        shifts: ScheduleShifts.properties.data.properties.shifts,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SchedulePreview = Static<typeof SchedulePreview>['data'];

@@ -15,7 +15,8 @@ import { onCallAt, scheduleErrors, shiftsBetween, userMentions, withoutUser, typ
 import type { ScheduleRow, SchedulesRepo, ScheduleUser } from './schedules-repo.ts';
 import {
   MAX_RANGE_DAYS,
-  type CreateScheduleBody, type LayerBody, type OnCallEntry, type OverrideBody, type Schedule, type ScheduleShifts, type UpdateScheduleBody,
+  type CreateScheduleBody, type LayerBody, type OnCallEntry, type OverrideBody, type Schedule, type SchedulePreview, type ScheduleShifts, type Shift,
+  type UpdateScheduleBody,
 } from './schedules-schemas.ts';
 
 type StoredLayer = Schedule['layers'][number];
@@ -58,15 +59,24 @@ export function schedulesService(deps: { store: Store; repo: SchedulesRepo; audi
     updatedAt: iso(r.updated_at),
   });
 
-  /** The schedule as the rotation functions take it. */
+  /** A schedule (stored, or a body being previewed) as the rotation functions take it. */
+  const rotaOf = (timezone: string, layers: StoredLayer[], overrides: StoredOverride[]): OnCallSchedule => ({
+    timezone,
+    layers: layers.map((l): Layer => ({ ...l, startsAt: Date.parse(l.startsAt) })),
+    overrides: overrides.map((o) => ({ userId: o.userId, startsAt: Date.parse(o.startsAt), endsAt: Date.parse(o.endsAt) })),
+  });
   const rota = (r: ScheduleRow): OnCallSchedule => {
     const { layers, overrides } = parts(r);
-    return {
-      timezone: r.timezone,
-      layers: layers.map((l): Layer => ({ ...l, startsAt: Date.parse(l.startsAt) })),
-      overrides: overrides.map((o) => ({ userId: o.userId, startsAt: Date.parse(o.startsAt), endsAt: Date.parse(o.endsAt) })),
-    };
+    return rotaOf(r.timezone, layers, overrides);
   };
+
+  const shiftsOut = (s: OnCallSchedule, from: number, to: number): Shift[] => shiftsBetween(s, from, to).map((sh) => ({
+    userId: sh.userId,
+    startsAt: iso(sh.startsAt),
+    endsAt: iso(sh.endsAt),
+    source: sh.source,
+    ...(sh.layer !== null && { layerName: (s.layers[sh.layer] as Layer).name }),
+  }));
 
   async function found(db: Kysely<DB>, orgId: string, id: string): Promise<ScheduleRow> {
     const row = await repo.get(db, orgId, id);
@@ -207,19 +217,35 @@ export function schedulesService(deps: { store: Store; repo: SchedulesRepo; audi
     async shifts(orgId: string, id: string, query: { from?: string | undefined; to?: string | undefined }): Promise<ScheduleShifts> {
       const row = await found(store.db, orgId, id);
       const { from, to } = range(query, clock.now(), SHIFTS_SPAN_MS);
-      const s = rota(row);
       return {
         scheduleId: row.id,
         timezone: row.timezone,
         from: iso(from),
         to: iso(to),
-        shifts: shiftsBetween(s, from, to).map((sh) => ({
-          userId: sh.userId,
-          startsAt: iso(sh.startsAt),
-          endsAt: iso(sh.endsAt),
-          source: sh.source,
-          ...(sh.layer !== null && { layerName: (s.layers[sh.layer] as Layer).name }),
-        })),
+        shifts: shiftsOut(rota(row), from, to),
+      };
+    },
+
+    /**
+     * `POST /schedules/preview`: a create body checked exactly as create checks it, and what it would give
+     * (who is on call now, the shifts in [from, to)), without storing anything.
+     */
+    async preview(orgId: string, input: CreateScheduleBody, query: { from?: string | undefined; to?: string | undefined }): Promise<SchedulePreview> {
+      const errors = scheduleErrors({ timezone: input.timezone, layers: input.layers, overrides: input.overrides });
+      if (errors.length > 0) throw refused(errors);
+      await checkUsers(store.db, orgId, input);
+      const now = clock.now();
+      const { from, to } = range(query, now, SHIFTS_SPAN_MS);
+      const timezone = input.timezone ?? 'UTC';
+      const s = rotaOf(timezone, storedLayers(input.layers ?? []), storedOverrides(input.overrides ?? []));
+      const oc = onCallAt(s, now);
+      const users = await usersById(orgId, oc.userId === null ? [] : [oc.userId]);
+      return {
+        timezone,
+        from: iso(from),
+        to: iso(to),
+        onCall: { user: oc.userId === null ? null : (users.get(oc.userId) ?? null), startsAt: isoOrNull(oc.startsAt), endsAt: isoOrNull(oc.endsAt) },
+        shifts: shiftsOut(s, from, to),
       };
     },
 

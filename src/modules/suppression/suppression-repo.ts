@@ -1,4 +1,4 @@
-import { conditionSubject, SUBJECT_COLUMNS } from '../alerts/alerts-fns.ts';
+import { conditionSubject, OPEN_STATUSES, SUBJECT_COLUMNS } from '../alerts/alerts-fns.ts';
 import { sql, type Kysely, type NotNull, type Updateable } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
@@ -85,6 +85,15 @@ export function suppressionRepo(store: Store) {
         .orderBy('suppression_id')
         .$narrowType<{ suppression_id: NotNull }>()
         .execute(),
+
+    /** The newest open alerts (of one client, when given) as matchers read them, with when each was created. */
+    async openAlerts(db: Kysely<DB>, orgId: string, clientId: string | null, limit: number): Promise<Array<ConditionSubject & { id: string; createdAt: number }>> {
+      let q = db.selectFrom('alerts').select([...SUBJECT_COLUMNS, 'created_at'])
+        .where('org_id', '=', orgId).where('status', 'in', [...OPEN_STATUSES]);
+      if (clientId !== null) q = q.where('client_id', '=', clientId);
+      const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+      return rows.map((r) => ({ ...conditionSubject(store, r), createdAt: r.created_at }));
+    },
 
     /** The suppressed alerts a window holds. */
     async heldBy(db: Kysely<DB>, orgId: string, windowId: string): Promise<HeldAlert[]> {

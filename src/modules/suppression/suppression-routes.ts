@@ -2,7 +2,9 @@ import { Type } from 'typebox';
 import { actorOf, principalOf } from '../../http/auth.ts';
 import { apiSchema, IdParams } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
-import { CreateSuppressionBody, SuppressionList, SuppressionListQuery, SuppressionWindow, UpdateSuppressionBody } from './suppression-schemas.ts';
+import {
+  CreateSuppressionBody, SuppressionList, SuppressionListQuery, SuppressionPreview, SuppressionWindow, UpdateSuppressionBody,
+} from './suppression-schemas.ts';
 import type { SuppressionService } from './suppression-service.ts';
 
 const One = Type.Object({ data: SuppressionWindow }, { additionalProperties: false });
@@ -25,6 +27,17 @@ export function suppressionRoutes(app: Api, suppression: SuppressionService): vo
     config: { scope: write.scope },
     schema: apiSchema({ ...write, summary: 'Create a suppression window', description: ABOUT }, { body: CreateSuppressionBody, response: { 201: One } }),
   }, async (req, reply) => reply.code(201).send({ data: await suppression.create(principalOf(req).orgId, actorOf(req), req.body) }));
+
+  // Reads only: the same scope as listing windows.
+  app.post('/suppression/preview', {
+    config: { scope: read.scope },
+    schema: apiSchema({
+      ...read,
+      summary: 'Preview a suppression window before saving it',
+      description: 'A create body, checked exactly as `POST /suppression` checks it (400 for the same reasons), and what it would give: whether it '
+        + 'would be in force now, its next occurrences, and the open alerts its client and matchers hold. Stores nothing.',
+    }, { body: CreateSuppressionBody, response: { 200: SuppressionPreview } }),
+  }, async (req) => ({ data: await suppression.preview(principalOf(req).orgId, req.body) }));
 
   app.get('/suppression/:id', {
     config: { scope: read.scope },

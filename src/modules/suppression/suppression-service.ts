@@ -11,10 +11,14 @@ import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import { isActive, occurrencesAfter } from './recurrence-fns.ts';
+import { allLeavesHold } from '../../lib/conditions.ts';
+import type { Alert } from '../alerts/alerts-schemas.ts';
+import { isActive, occurrencesAfter, type Schedule } from './recurrence-fns.ts';
 import { checkWindow, fieldErrors, settle, type WindowInput } from './suppression-fns.ts';
 import type { SuppressionRepo, SuppressionRow } from './suppression-repo.ts';
-import { UPCOMING, type CreateSuppressionBody, type SuppressionWindow, type UpdateSuppressionBody } from './suppression-schemas.ts';
+import {
+  PREVIEW_ALERTS, PREVIEW_SCAN, UPCOMING, type CreateSuppressionBody, type SuppressionPreview, type SuppressionWindow, type UpdateSuppressionBody,
+} from './suppression-schemas.ts';
 
 const refused = (errors: ErrorDetail[]): AppError => new AppError('VALIDATION_ERROR', 'Suppression window is invalid', errors);
 
@@ -33,9 +37,16 @@ export interface SweepResult {
 export function suppressionService(deps: { store: Store; repo: SuppressionRepo; audit: AuditService; clock: Clock; cursors: CursorCodec; log: Logger }) {
   const { store, repo, audit, clock, cursors, log } = deps;
 
+  const timing = (w: Schedule, now: number): Pick<SuppressionWindow, 'active' | 'nextOccurrences'> => {
+    const upcoming = occurrencesAfter(w, now, UPCOMING);
+    return {
+      active: upcoming[0] !== undefined && upcoming[0].startsAt <= now,
+      nextOccurrences: upcoming.map((o) => ({ startsAt: iso(o.startsAt), endsAt: iso(o.endsAt) })),
+    };
+  };
+
   const toResource = (r: SuppressionRow, now: number): SuppressionWindow => {
     const w = repo.toWindow(r);
-    const upcoming = occurrencesAfter(w, now, UPCOMING);
     return {
       id: r.id,
       name: r.name,
@@ -46,8 +57,7 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
       recurrence: r.recurrence,
       matchers: w.matchers,
       clientId: r.client_id,
-      active: upcoming[0] !== undefined && upcoming[0].startsAt <= now,
-      nextOccurrences: upcoming.map((o) => ({ startsAt: iso(o.startsAt), endsAt: iso(o.endsAt) })),
+      ...timing(w, now),
       createdAt: iso(r.created_at),
       updatedAt: iso(r.updated_at),
     };
@@ -105,17 +115,22 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
     return total;
   }
 
+  /** A create body checked as a whole, in its stored form. */
+  function checkedBody(input: CreateSuppressionBody): WindowInput {
+    const checked = checkWindow({
+      startsAt: Date.parse(input.startsAt),
+      endsAt: Date.parse(input.endsAt),
+      timezone: input.timezone ?? 'UTC',
+      recurrence: input.recurrence ?? null,
+      matchers: input.matchers ?? [],
+    });
+    if (!checked.ok) throw refused(checked.errors);
+    return checked.window;
+  }
+
   return {
     async create(orgId: string, actor: Actor, input: CreateSuppressionBody): Promise<SuppressionWindow> {
-      const checked = checkWindow({
-        startsAt: Date.parse(input.startsAt),
-        endsAt: Date.parse(input.endsAt),
-        timezone: input.timezone ?? 'UTC',
-        recurrence: input.recurrence ?? null,
-        matchers: input.matchers ?? [],
-      });
-      if (!checked.ok) throw refused(checked.errors);
-      const w = checked.window;
+      const w = checkedBody(input);
       const now = clock.now();
       const row: SuppressionRow = {
         id: newId('sup'),
@@ -137,6 +152,25 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
         await audit.record(trx, { orgId, action: 'suppression.created', actor, target: { type: 'suppression_window', id: row.id }, metadata: { name: row.name } });
       });
       return toResource(row, now);
+    },
+
+    /**
+     * `POST /suppression/preview`: a create body checked exactly as create checks it, its occurrences, and the
+     * open alerts its client and matchers hold (whatever the time), without storing anything.
+     */
+    async preview(orgId: string, input: CreateSuppressionBody): Promise<SuppressionPreview> {
+      const w = checkedBody(input);
+      const clientId = input.clientId ?? null;
+      await checkClient(store.db, orgId, clientId);
+      const open = await repo.openAlerts(store.db, orgId, clientId, PREVIEW_SCAN);
+      const held = open.filter((a) => allLeavesHold(w.matchers, a));
+      return {
+        ...timing(w, clock.now()),
+        alerts: held.slice(0, PREVIEW_ALERTS).map((a) => ({
+          id: a.id, title: a.title, severity: a.severity as Alert['severity'], status: a.status as Alert['status'], clientId: a.clientId, createdAt: iso(a.createdAt),
+        })),
+        complete: held.length <= PREVIEW_ALERTS && open.length < PREVIEW_SCAN,
+      };
     },
 
     async get(orgId: string, id: string): Promise<SuppressionWindow> {

@@ -8,13 +8,15 @@ import type { SessionView } from '../features/auth/auth-api';
 
 const NAV = [
   { to: '/alerts', label: 'Alerts' },
+  { to: '/incidents', label: 'Incidents' },
+  { to: '/oncall', label: 'On call' },
   { to: '/integrations', label: 'Integrations' },
   { to: '/workflows', label: 'Workflows' },
+  { to: '/suppression', label: 'Suppression' },
   { to: '/clients', label: 'Clients' },
+  { to: '/members', label: 'Members' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/audit-log', label: 'Audit log' },
-  { to: '/incidents', label: 'Incidents' },
-  { to: '/members', label: 'Members' },
   { to: '/profile', label: 'Your profile' },
 ];
 
