@@ -5,8 +5,10 @@ import type { Keyset } from '../../lib/pagination.ts';
 
 export type HeartbeatRow = DB['heartbeats'];
 
-/** Interval plus grace in milliseconds, from the row's own columns. */
-const window = sql<number>`(interval_seconds + grace_seconds) * 1000`;
+/** A time parameter as PostgreSQL's bigint (it would infer integer from the column arithmetic, too small for epoch milliseconds). */
+const ms = (v: unknown) => sql<number>`cast(${v} as bigint)`;
+/** Interval plus grace in milliseconds (bigint: a year is past integer's range). */
+const windowOf = (interval: unknown, grace: unknown) => sql<number>`cast(${interval} + ${grace} as bigint) * 1000`;
 
 export function heartbeatsRepo() {
   const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('heartbeats').where('org_id', '=', orgId);
@@ -22,9 +24,9 @@ export function heartbeatsRepo() {
     update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<HeartbeatRow>, resumeAt: number | null) => {
       const interval = changes.interval_seconds ?? sql.ref('interval_seconds');
       const grace = changes.grace_seconds ?? sql.ref('grace_seconds');
-      const from = resumeAt ?? sql`coalesce(last_ping_at, created_at)`;
+      const from = resumeAt === null ? sql`coalesce(last_ping_at, created_at)` : ms(resumeAt);
       return db.updateTable('heartbeats')
-        .set({ ...changes, due_at: sql<number>`${from} + (${interval} + ${grace}) * 1000` })
+        .set({ ...changes, due_at: sql<number>`${from} + ${windowOf(interval, grace)}` })
         .where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst();
     },
     remove: (db: Kysely<DB>, orgId: string, id: string) =>
@@ -32,7 +34,7 @@ export function heartbeatsRepo() {
     byTokenHash: (db: Kysely<DB>, hash: string) => db.selectFrom('heartbeats').selectAll().where('token_hash', '=', hash).executeTakeFirst(),
     /** A ping: up, and due a full interval plus grace from now. */
     ping: (db: Kysely<DB>, id: string, at: number) => db.updateTable('heartbeats')
-      .set({ state: 'up', last_ping_at: at, due_at: sql<number>`${at} + ${window}` })
+      .set({ state: 'up', last_ping_at: at, due_at: sql<number>`${ms(at)} + ${windowOf(sql.ref('interval_seconds'), sql.ref('grace_seconds'))}` })
       .where('id', '=', id).returningAll().executeTakeFirst(),
     /** Watched heartbeats past their due time, not yet down, most overdue first, of every organization. */
     due: (db: Kysely<DB>, at: number, limit: number) => db.selectFrom('heartbeats').select(['id', 'org_id'])
