@@ -39,7 +39,8 @@ export const reportedState = (h: Pick<HeartbeatTiming, 'paused' | 'state'>): Hea
 /** One heartbeat, one alert: the fingerprint is its id, so a second claim deduplicates instead of opening another. */
 export const heartbeatFingerprint = (id: string): string => `heartbeat:${id}`;
 
-const seconds = (s: number): string => (s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+/** A duration as people write it: `24 h`, `15 min`, `90 s`. */
+const duration = (s: number): string => (s === 0 ? '0 s' : s % 3600 === 0 ? `${s / 3600} h` : s % 60 === 0 ? `${s / 60} min` : `${s} s`);
 
 export interface MissedHeartbeat {
   id: string;
@@ -60,7 +61,7 @@ export function missedAlert(h: MissedHeartbeat): NormalizedAlert {
     severity: h.severity as Severity,
     status: 'firing',
     source: HEARTBEAT_SOURCE,
-    description: `No ping since ${since}; expected every ${seconds(h.interval_seconds)} with ${seconds(h.grace_seconds)} of grace.`,
+    description: `No ping since ${since}; expected every ${duration(h.interval_seconds)} with ${duration(h.grace_seconds)} of grace.`,
     fingerprint: heartbeatFingerprint(h.id),
     labels: { ...h.labels, [HEARTBEAT_LABEL]: h.name },
     annotations: {},
