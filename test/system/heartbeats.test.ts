@@ -90,7 +90,7 @@ for (const kind of STORE_KINDS) {
       await api(a, 'DELETE', `/heartbeats/${hb.id}`);
     });
 
-    it('20 heartbeats missed at once: 20 alerts, none twice, with both instances claiming', async () => {
+    it('20 heartbeats missed at once: 20 alerts, none twice, with both instances checking', async () => {
       const [a] = servers as [ServerProcess];
       const before = (await heartbeatAlerts()).length;
       const made = await Promise.all(Array.from({ length: 20 }, (_, i) =>
