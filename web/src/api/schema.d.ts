@@ -10299,7 +10299,7 @@ export interface paths {
                         "application/json": {
                             data: {
                                 id: string;
-                                /** @description auth.sign_in, auth.sign_in_failed, auth.sign_out, org.setup, api_key.used, api_key.created, api_key.revoked, integration.created, integration.updated, integration.deleted, client.created, client.updated, client.deleted, suppression.created, suppression.updated, suppression.deleted, workflow.created, workflow.updated, workflow.deleted, workflow.enabled, workflow.disabled, schedule.created, schedule.updated, schedule.deleted */
+                                /** @description auth.sign_in, auth.sign_in_failed, auth.sign_out, org.setup, api_key.used, api_key.created, api_key.revoked, integration.created, integration.updated, integration.deleted, client.created, client.updated, client.deleted, suppression.created, suppression.updated, suppression.deleted, workflow.created, workflow.updated, workflow.deleted, workflow.enabled, workflow.disabled, schedule.created, schedule.updated, schedule.deleted, heartbeat.created, heartbeat.updated, heartbeat.token_rotated, heartbeat.deleted */
                                 action: string;
                                 actor: {
                                     /** @enum {string} */
