@@ -28,3 +28,7 @@ export type SessionView = Ok<paths['/auth/session']['get']>['data'];
 export type LoginBody = Body<paths['/auth/login']['post']>;
 export type SetupBody = Body<paths['/auth/setup']['post']>;
 export type OrgChoice = Json<paths['/auth/login']['post']['responses'][409]>['details'][number];
+export type Heartbeat = Ok<paths['/heartbeats/{id}']['get']>['data'];
+export type NewHeartbeat = Ok<paths['/heartbeats']['post']>['data'];
+export type CreateHeartbeatBody = Body<paths['/heartbeats']['post']>;
+export type PatchHeartbeatBody = Body<paths['/heartbeats/{id}']['patch']>;

@@ -9,6 +9,7 @@ import type { SessionView } from '../features/auth/auth-api';
 const NAV = [
   { to: '/alerts', label: 'Alerts' },
   { to: '/integrations', label: 'Integrations' },
+  { to: '/heartbeats', label: 'Heartbeats' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/audit-log', label: 'Audit log' },
 ];
