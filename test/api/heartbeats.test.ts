@@ -124,6 +124,9 @@ for (const kind of STORE_KINDS) {
       assert.equal(put.status, 200, put.raw);
       assert.equal(put.body.data.name, 'renamed');
       assert.equal(put.body.data.nextDueAt, iso(now + 630_000), 'the new interval counts from the last ping');
+      const both = await h.req('PATCH', `/api/v1/heartbeats/${hb.id}`, { key: org.key, body: { intervalSeconds: 31_536_000, graceSeconds: 31_536_000 } });
+      assert.equal(both.status, 200, both.raw);
+      assert.equal(both.body.data.nextDueAt, iso(now + 2 * 31_536_000_000), 'a year and a year of grace');
       h.clock.advance(5000);
       const patch = await h.req('PATCH', `/api/v1/heartbeats/${hb.id}`, { key: org.key, body: { paused: true, labels: {}, clientId: null } });
       assert.equal(patch.status, 200, patch.raw);

@@ -8,7 +8,7 @@ export type HeartbeatRow = DB['heartbeats'];
 /** A time parameter as PostgreSQL's bigint (it would infer integer from the column arithmetic, too small for epoch milliseconds). */
 const ms = (v: unknown) => sql<number>`cast(${v} as bigint)`;
 /** Interval plus grace in milliseconds (bigint: a year is past integer's range). */
-const windowOf = (interval: unknown, grace: unknown) => sql<number>`cast(${interval} + ${grace} as bigint) * 1000`;
+const windowOf = (interval: unknown, grace: unknown) => sql<number>`(${ms(interval)} + ${ms(grace)}) * 1000`;
 
 export function heartbeatsRepo() {
   const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('heartbeats').where('org_id', '=', orgId);

@@ -25,9 +25,12 @@ export function Field({ label, hint, errors = [], children }: FieldProps) {
       {children({ id, describedBy, invalid: errors.length > 0 })}
       {hint && <small id={hintId} className="hint">{hint}</small>}
       {errId && (
-        <ul id={errId} className="field-errors" role="alert">
-          {errors.map((e) => <li key={e}>{label} {e}</li>)}
-        </ul>
+        // The live region wraps the list: role="alert" on the <ul> itself would take away its list semantics.
+        <div id={errId} role="alert">
+          <ul className="field-errors">
+            {errors.map((e) => <li key={e}>{label} {e}</li>)}
+          </ul>
+        </div>
       )}
     </div>
   );
