@@ -106,8 +106,13 @@ for (const kind of STORE_KINDS) {
       await page.getByRole('button', { name: 'Edit' }).click();
       await page.getByLabel('Grace (seconds)').fill('900');
       await page.getByLabel('Alert severity').selectOption('high');
+      await page.getByLabel('Labels').fill('just text');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('alert').filter({ hasText: 'Labels line 1 is not key=value' }).waitFor();
+      await page.getByLabel('Labels').fill('team=dba\nenv=prod');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText('every 1 h, 15 min grace').waitFor();
+      await page.getByText('team=dba').waitFor();
       await assertAccessible(page, 'heartbeat detail');
       await shot('detail');
 

@@ -9,7 +9,7 @@ import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useDeleteHeartbeat, useHeartbeat, useRotateHeartbeatToken, useUpdateHeartbeat } from './heartbeats-api';
-import { every } from './heartbeats-fns';
+import { every, labelsText } from './heartbeats-fns';
 import { HeartbeatForm, HeartbeatState, PingUrl } from './heartbeat-parts';
 
 type Confirm = 'rotate' | 'delete' | null;
@@ -67,7 +67,7 @@ function Detail({ heartbeat: b }: { heartbeat: Heartbeat }) {
         <div><dt>Next due</dt><dd>{b.paused ? '—' : formatTime(b.nextDueAt)}</dd></div>
         <div><dt>Alert severity</dt><dd>{b.severity}</dd></div>
         <div><dt>Client</dt><dd>{clientName ?? 'none'}</dd></div>
-        <div><dt>Labels</dt><dd>{Object.entries(b.labels).map(([k, v]) => `${k}=${v}`).join(', ') || 'none'}</dd></div>
+        <div><dt>Labels</dt><dd>{labelsText(b.labels) || 'none'}</dd></div>
       </dl>
       <p className="muted">Its alerts: <Link to={`/alerts?source=heartbeat`}>heartbeat alerts</Link>. The ping URL was shown once, when the heartbeat was created; rotate the token for a new one.</p>
       <ConfirmDialog open={confirm === 'rotate'} title="Rotate the ping token?" confirmLabel="Rotate token" danger busy={rotate.isPending}

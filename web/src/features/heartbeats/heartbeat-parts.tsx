@@ -3,7 +3,8 @@ import type { Heartbeat, Severity } from '../../api/types';
 import { CodeBlock } from '../../components/code-block';
 import { CopyButton } from '../../components/copy-button';
 import { ErrorDisplay } from '../../components/error-display';
-import { fieldErrors, SelectField, TextField } from '../../components/form';
+import { fieldErrors, SelectField, TextAreaField, TextField } from '../../components/form';
+import { labelsText, parseLabels } from './heartbeats-fns';
 
 const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low', 'info'];
 
@@ -41,6 +42,7 @@ export interface HeartbeatFields {
   graceSeconds: number;
   severity: Severity;
   clientId: string | null;
+  labels: Record<string, string>;
 }
 
 const numberOr = (text: string): number => (text.trim() === '' ? Number.NaN : Number(text));
@@ -62,9 +64,14 @@ export function HeartbeatForm(props: {
   const [grace, setGrace] = useState(String(initial.graceSeconds));
   const [severity, setSeverity] = useState<Severity>(initial.severity);
   const [clientId, setClientId] = useState(initial.clientId ?? '');
+  const [labels, setLabels] = useState(labelsText(initial.labels));
+  const [labelsError, setLabelsError] = useState<string | null>(null);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    props.onSubmit({ name, intervalSeconds: numberOr(interval), graceSeconds: numberOr(grace), severity, clientId: clientId || null });
+    const parsed = parseLabels(labels);
+    setLabelsError(parsed.ok ? null : parsed.error);
+    if (!parsed.ok) return;
+    props.onSubmit({ name, intervalSeconds: numberOr(interval), graceSeconds: numberOr(grace), severity, clientId: clientId || null, labels: parsed.labels });
   };
   return (
     <form className="panel" onSubmit={submit} noValidate aria-label={props.heading}>
@@ -82,7 +89,9 @@ export function HeartbeatForm(props: {
         <option value="">No client</option>
         {props.clients.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
       </SelectField>
-      <ErrorDisplay error={error} fields={['name', 'intervalSeconds', 'graceSeconds', 'severity', 'clientId']} />
+      <TextAreaField label="Labels" rows={3} value={labels} onChange={(e) => setLabels(e.target.value)}
+        errors={labelsError ? [labelsError] : fieldErrors(error, 'labels')} hint="One key=value a line, e.g. team=dba; the alert also gets heartbeat=<name>." />
+      <ErrorDisplay error={error} fields={['name', 'intervalSeconds', 'graceSeconds', 'severity', 'clientId', 'labels']} />
       <div className="actions">
         <button type="button" className="secondary" onClick={props.onCancel}>Cancel</button>
         <button type="submit" disabled={props.busy}>{props.submitLabel}</button>

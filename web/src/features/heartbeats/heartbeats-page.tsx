@@ -25,7 +25,7 @@ export default function HeartbeatsPage() {
       {creating && (
         <HeartbeatForm
           heading="New heartbeat"
-          initial={{ name: '', intervalSeconds: 86_400, graceSeconds: 300, severity: 'critical', clientId: null }}
+          initial={{ name: '', intervalSeconds: 86_400, graceSeconds: 300, severity: 'critical', clientId: null, labels: {} }}
           clients={clients.data?.data ?? []}
           submitLabel="Create heartbeat"
           busy={create.isPending}
