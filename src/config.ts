@@ -49,6 +49,8 @@ export interface Config {
   readonly ingestWriterThread: boolean;
   /** How often alerts of ended suppression windows are returned to firing. */
   readonly suppressionSweepSeconds: number;
+  /** How often worker roles look for missed heartbeats. */
+  readonly heartbeatCheckSeconds: number;
   /** Background jobs (workflow runs, notification deliveries). */
   readonly jobs: {
     /** Run workers in this process; an instance that only answers the API can leave them to others. */
@@ -203,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
     ingestWriterThread: bool(env, 'INGEST_WRITER_THREAD', false),
     suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),
+    heartbeatCheckSeconds: int(env, 'HEARTBEAT_CHECK_SECONDS', 15, 1, 3_600),
     jobs: {
       workers: bool(env, 'JOB_WORKERS', true),
       pollMs: int(env, 'JOB_POLL_MS', 250, 10, 60_000),

@@ -10,6 +10,8 @@ import { sqliteQueue } from './infra/queue/sqlite-queue.ts';
 import { groupCap } from './infra/queue/fairness-fns.ts';
 import { eventRelay, type AlertEvent } from './modules/automation/event-relay.ts';
 import { workflowRunner, type DeliveryJob } from './modules/automation/workflow-runner.ts';
+import { heartbeatsRepo } from './modules/heartbeats/heartbeats-repo.ts';
+import { heartbeatsService } from './modules/heartbeats/heartbeats-service.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
 import { incidentsService } from './modules/incidents/incidents-service.ts';
 import { createMetrics } from './infra/metrics.ts';
@@ -138,6 +140,10 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     ? await pgBossQueue({ url: config.store.url, log, timing, supervise: workers })
     : sqliteQueue({ store, log, timing });
   const relay = eventRelay({ store, queue, log, pollMs: config.jobs.pollMs });
+  const heartbeats = heartbeatsService({
+    store, repo: heartbeatsRepo(), clients: clientRows, ingest, audit, clock, cursors, log, baseUrl: config.baseUrl, nudge: relay.nudge,
+  });
+  const heartbeatChecker = workers ? heartbeats.startChecker(config.heartbeatCheckSeconds * 1000) : undefined;
   const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, queue, clock, log });
   if (workers) {
     // One organization's deliveries leave workers free for the others'; retries have workers of their own. Workflow
@@ -170,6 +176,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     notifications,
     schedules,
     incidents,
+    heartbeats,
     queue,
     relay,
     runner,
@@ -181,6 +188,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       await relay.stop();
       await queue.stop(JOB_STOP_TIMEOUT_MS);
       await sweeper?.stop();
+      await heartbeatChecker?.stop();
       mailer?.close();
       await audit.close();
       await stats.close();

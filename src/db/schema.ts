@@ -206,6 +206,24 @@ export interface DB {
   alert_counts: { org_id: string; status: string; shard: number; n: number };
   /** Bumped by triggers whenever what ingest caches per organization changes (migration 0008). */
   config_versions: { org_id: string; version: number };
+  heartbeats: {
+    id: string;
+    org_id: string;
+    name: string;
+    interval_seconds: number;
+    grace_seconds: number;
+    severity: string;
+    client_id: string | null;
+    labels: string;
+    paused: number;
+    token_hash: string;
+    /** new (never pinged), up, down (missed; its alert is open until the next ping). */
+    state: string;
+    last_ping_at: number | null;
+    due_at: number;
+    created_at: number;
+    updated_at: number;
+  };
   alerts: {
     id: string;
     org_id: string;

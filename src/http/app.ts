@@ -12,6 +12,7 @@ import { auditRoutes } from '../modules/audit/audit-routes.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
+import { heartbeatPingRoutes, heartbeatsRoutes } from '../modules/heartbeats/heartbeats-routes.ts';
 import { ingestRoutes, isIngestUrl, refuseIngestToken } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
@@ -35,7 +36,7 @@ const trustHops = (hops: number) => (_address: string, hop: number): boolean => 
 export const API_VERSION = '0.1.0';
 
 /** The ingest token is a credential: it never reaches a log line. */
-const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/webhook\/)[^/?#]+/, '$1[redacted]');
+const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/(?:webhook|heartbeat)\/)[^/?#]+/, '$1[redacted]');
 
 export async function buildApp(c: Container, log: Logger, opts: { role?: Role } = {}) {
   const app = Fastify({
@@ -127,6 +128,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
   });
 
   ingestRoutes(app, c);
+  await heartbeatPingRoutes(app, c);
 
   const auth = restAuth(c);
   await app.register(async (api) => {
@@ -146,6 +148,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     auditRoutes(api, c.audit);
     workflowsRoutes(api, c.workflows);
     incidentsRoutes(api, c.incidents);
+    heartbeatsRoutes(api, c.heartbeats);
   }, { prefix: '/api/v1' });
 
   return app;

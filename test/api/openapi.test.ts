@@ -42,6 +42,8 @@ describe('served OpenAPI document', () => {
       'get /schedules/current-oncall', 'get /schedules/{id}/shifts', 'get /schedules/{id}/calendar.ics',
       'post /schedules/preview', 'post /suppression/preview',
       'get /incidents', 'get /incidents/{id}', 'put /incidents/{id}', 'patch /incidents/{id}',
+      'get /heartbeats', 'post /heartbeats', 'get /heartbeats/{id}', 'put /heartbeats/{id}', 'patch /heartbeats/{id}', 'delete /heartbeats/{id}',
+      'post /heartbeats/{id}/rotate-token',
       ...AUTH_OPERATIONS,
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
@@ -101,6 +103,12 @@ describe('served OpenAPI document', () => {
     assert.equal(scopeOf('post', '/workflows/{id}/disable'), 'workflows:write');
     assert.equal(scopeOf('post', '/workflows/{id}/test'), 'workflows:read');
     assert.equal(scopeOf('get', '/workflows/{id}/runs'), 'workflows:read');
+    assert.equal(scopeOf('get', '/heartbeats'), 'heartbeats:read');
+    assert.equal(scopeOf('get', '/heartbeats/{id}'), 'heartbeats:read');
+    assert.equal(scopeOf('post', '/heartbeats'), 'heartbeats:write');
+    assert.equal(scopeOf('patch', '/heartbeats/{id}'), 'heartbeats:write');
+    assert.equal(scopeOf('delete', '/heartbeats/{id}'), 'heartbeats:write');
+    assert.equal(scopeOf('post', '/heartbeats/{id}/rotate-token'), 'heartbeats:write');
     assert.equal(scopeOf('get', '/incidents'), 'incidents:read');
     assert.equal(scopeOf('get', '/incidents/{id}'), 'incidents:read');
     assert.equal(scopeOf('put', '/incidents/{id}'), 'incidents:write');

@@ -44,6 +44,8 @@ function validBody(op: Op): unknown {
   if (op.template === '/workflows/{id}/enable' || op.template === '/workflows/{id}/disable') return undefined;
   if (op.template.startsWith('/workflows')) return { name: 'renamed', trigger: 'alert.created', actions: [{ type: 'suppress' }] };
   if (op.template.startsWith('/schedules')) return { name: 'renamed' };
+  if (op.template === '/heartbeats/{id}/rotate-token') return undefined;
+  if (op.template.startsWith('/heartbeats')) return { name: 'renamed', intervalSeconds: 60 };
   if (op.template === '/incidents/{id}') return { status: 'acknowledged' };
   if (op.template === '/users') return { email: 'new@acme.test', name: 'New', role: 'member' };
   if (op.template === '/users/me' || op.template === '/users/{id}') return { name: 'renamed' };
@@ -159,6 +161,7 @@ for (const kind of STORE_KINDS) {
       const theirClient = await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'Theirs', slug: 'theirs' } });
       const theirWorkflow = await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'Theirs', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
       const theirSchedule = await h.req('POST', '/api/v1/schedules', { key: other.key, body: { name: 'Theirs', layers: [{ name: 'L', startsAt: '2026-11-21T00:00:00.000Z', rotation: 'daily', users: [other.ownerId] }] } });
+      const theirHeartbeat = await h.req('POST', '/api/v1/heartbeats', { key: other.key, body: { name: 'Theirs', intervalSeconds: 60 } });
       const foreignIds: Record<string, string> = {
         alerts: ingested.body.data.alerts[0].alertId,
         integrations: integ.id,
@@ -169,6 +172,7 @@ for (const kind of STORE_KINDS) {
         schedules: theirSchedule.body.data.id,
         incidents: theirIncident,
         users: other.ownerId,
+        heartbeats: theirHeartbeat.body.data.id,
       };
       const withId = ops.filter((op) => op.template.includes('{id}'));
       assert.ok(withId.length >= 6);
@@ -190,6 +194,9 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual((await h.req('GET', `/api/v1/clients/${foreignIds.clients}`, { key: other.key })).body.data, theirClient.body.data);
       assert.deepEqual((await h.req('GET', `/api/v1/workflows/${foreignIds.workflows}`, { key: other.key })).body.data, theirWorkflow.body.data);
       assert.deepEqual((await h.req('GET', `/api/v1/schedules/${foreignIds.schedules}`, { key: other.key })).body.data, theirSchedule.body.data);
+      const { token: _token, pingUrl: _url, ...theirBeat } = theirHeartbeat.body.data;
+      assert.deepEqual((await h.req('GET', `/api/v1/heartbeats/${foreignIds.heartbeats}`, { key: other.key })).body.data, theirBeat);
+      assert.equal((await h.req('GET', `/api/inbound/heartbeat/${theirHeartbeat.body.data.token}`, { key: null })).status, 200, 'their token still pings');
       const incident = (await h.req('GET', `/api/v1/incidents/${foreignIds.incidents}`, { key: other.key })).body.data;
       assert.equal(incident.status, 'triggered');
     });
@@ -203,7 +210,8 @@ for (const kind of STORE_KINDS) {
       await h.req('POST', '/api/v1/clients', { key: other.key, body: { name: 'secret-title', slug: 'secret-title' } });
       await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'secret-title', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
       await h.req('POST', '/api/v1/schedules', { key: other.key, body: { name: 'secret-title', layers: [{ name: 'L', startsAt: '2026-11-21T00:00:00.000Z', rotation: 'daily', users: [other.ownerId] }] } });
-      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/workflows', '/api/v1/schedules', '/api/v1/schedules/current-oncall', '/api/v1/incidents', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
+      await h.req('POST', '/api/v1/heartbeats', { key: other.key, body: { name: 'secret-title', intervalSeconds: 60 } });
+      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/workflows', '/api/v1/schedules', '/api/v1/schedules/current-oncall', '/api/v1/incidents', '/api/v1/heartbeats', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
         const r = await h.req('GET', `${path}?limit=100`);
         assert.equal(r.status, 200);
         assert.ok(!r.raw.includes(other.id) && !r.raw.includes(integ.id) && !r.raw.includes('secret-title'), `${path} leaks another organization's data`);

@@ -9,6 +9,7 @@ export const SCOPES = [
   'schedules:read', 'schedules:write',
   'integrations:read', 'integrations:write',
   'suppression:read', 'suppression:write',
+  'heartbeats:read', 'heartbeats:write',
   'users:read', 'users:write',
   'api_keys:read', 'api_keys:write',
   'audit:read',

@@ -5,7 +5,7 @@ import { listOf, PageQuery } from '../../lib/pagination.ts';
 export const AuditEvent = Type.Object(
   {
     id: Type.String(),
-    action: Type.String({ description: 'auth.sign_in, auth.sign_in_failed, auth.sign_out, org.setup, api_key.used, api_key.created, api_key.revoked, integration.created, integration.updated, integration.deleted, client.created, client.updated, client.deleted, suppression.created, suppression.updated, suppression.deleted, workflow.created, workflow.updated, workflow.deleted, workflow.enabled, workflow.disabled, schedule.created, schedule.updated, schedule.deleted' }),
+    action: Type.String({ description: 'auth.sign_in, auth.sign_in_failed, auth.sign_out, org.setup, api_key.used, api_key.created, api_key.revoked, integration.created, integration.updated, integration.deleted, client.created, client.updated, client.deleted, suppression.created, suppression.updated, suppression.deleted, workflow.created, workflow.updated, workflow.deleted, workflow.enabled, workflow.disabled, schedule.created, schedule.updated, schedule.deleted, heartbeat.created, heartbeat.updated, heartbeat.token_rotated, heartbeat.deleted' }),
     actor: Actor,
     target: Nullable(Type.Object({ type: Type.String(), id: Type.String() }, { additionalProperties: false })),
     ip: Nullable(Type.String()),

@@ -18,14 +18,20 @@ export type SentStatus = 'firing' | 'acknowledged' | 'suppressed';
 /** One alert of a payload as it is written: a row to upsert, or an open alert to resolve. */
 export type WriteOp =
   | { kind: 'upsert'; row: AlertRow; sent: SentStatus; windowId: string | null }
-  | { kind: 'resolve'; orgId: string; fingerprint: string; by: string; at: number };
+  | { kind: 'resolve'; orgId: string; fingerprint: string; by: Resolver; at: number };
+
+/** Who resolves: the integration whose sender said so, or the system for a sender that is not one (a heartbeat). */
+export interface Resolver {
+  type: 'integration' | 'system';
+  id: string;
+}
 
 /** What a WriteOp returns: the upserted row, or the id of the resolved alert (null: none was open). */
 export type OpResult = UpsertResult | string | null;
 
 export interface SqliteStatements {
   upsert: (r: AlertRow, sent: SentStatus) => UpsertResult;
-  resolve: (orgId: string, fingerprint: string, by: string, at: number) => string | null;
+  resolve: (orgId: string, fingerprint: string, by: Resolver, at: number) => string | null;
 }
 
 export interface UpsertResult {
@@ -76,7 +82,7 @@ function upsertSql(sent: SentStatus, rows: string): string {
     returning id, org_id, fingerprint, status, occurrences`;
 }
 
-const RESOLVE_SQL = (p: (i: number) => string) => `update alerts set status = 'resolved', resolved_at = ${p(1)}, resolved_by_type = 'integration',
+const RESOLVE_SQL = (p: (i: number) => string) => `update alerts set status = 'resolved', resolved_at = ${p(1)}, resolved_by_type = ${p(5)},
     resolved_by_id = ${p(2)}, last_seen_at = ${p(1)}, updated_at = ${p(1)}
   where org_id = ${p(3)} and fingerprint = ${p(4)} and ${OPEN} returning id`;
 
@@ -95,7 +101,7 @@ export function sqliteStatements(raw: DatabaseSync): SqliteStatements {
   const resolve = raw.prepare(RESOLVE_SQL((i) => `?${i}`));
   return {
     upsert: (r, sent) => (upserts.get(sent) as StatementSync).get(...rowParams(r)) as unknown as UpsertResult,
-    resolve: (orgId, fingerprint, by, at) => (resolve.get(at, by, orgId, fingerprint) as { id: string } | undefined)?.id ?? null,
+    resolve: (orgId, fingerprint, by, at) => (resolve.get(at, by.id, orgId, fingerprint, by.type) as { id: string } | undefined)?.id ?? null,
   };
 }
 
@@ -139,13 +145,27 @@ export interface IngestRepo {
 export function ingestRepo(store: Store): IngestRepo & {
   /** SQLite: the statements, prepared once, to run synchronously on the connection (see ingest-writer.ts). */
   sqlite: SqliteStatements | null;
-  /** One statement through Kysely's connection or transaction `db` (PostgreSQL). */
+  /**
+   * One statement through Kysely's connection or transaction `db`: PostgreSQL's ingest path, and on either
+   * store a writer that must join its own transaction (the heartbeat checker).
+   */
   upsert: (db: Kysely<DB>, r: AlertRow, sent: SentStatus) => Promise<UpsertResult>;
-  resolve: (db: Kysely<DB>, orgId: string, fingerprint: string, by: string, at: number) => Promise<string | null>;
+  resolve: (db: Kysely<DB>, orgId: string, fingerprint: string, by: Resolver, at: number) => Promise<string | null>;
   /** PostgreSQL: many firing alerts (distinct per organization and fingerprint) in one statement. */
   upsertMany: (db: Kysely<DB>, rows: AlertRow[]) => Promise<UpsertResult[]>;
 } {
   const pg = (i: number) => `$${i}`;
+  const run = async <R>(db: Kysely<DB>, text: string, params: unknown[]): Promise<R[]> => (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows;
+  /** Upsert and resolve as statements through Kysely, with the dialect's numbered placeholders. */
+  const through = (p: (i: number) => string) => {
+    const upserts = new Map(SENT.map((s) => [s, upsertSql(s, values(p))]));
+    const resolveText = RESOLVE_SQL(p);
+    return {
+      upsert: async (db: Kysely<DB>, r: AlertRow, sent: SentStatus) => (await run<UpsertResult>(db, upserts.get(sent) as string, rowParams(r)))[0] as UpsertResult,
+      resolve: async (db: Kysely<DB>, orgId: string, fingerprint: string, by: Resolver, at: number) =>
+        (await run<{ id: string }>(db, resolveText, [at, by.id, orgId, fingerprint, by.type]))[0]?.id ?? null,
+    };
+  };
   const raw = store.sqlite?.raw;
   if (store.sqlite && raw) {
     const sqlite = store.sqlite;
@@ -166,15 +186,11 @@ export function ingestRepo(store: Store): IngestRepo & {
         return { row, version: Number(config_version) };
       },
       sqlite: sqliteStatements(raw),
-      upsert: () => Promise.reject(new Error('SQLite ingest runs on the connection')),
-      resolve: () => Promise.reject(new Error('SQLite ingest runs on the connection')),
+      ...through((i) => `?${i}`),
       upsertMany: () => Promise.reject(new Error('SQLite ingest runs on the connection')),
     };
   }
 
-  const run = async <R>(db: Kysely<DB>, text: string, params: unknown[]): Promise<R[]> => (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows;
-  const upserts = new Map(SENT.map((s) => [s, upsertSql(s, values(pg))]));
-  const resolveText = RESOLVE_SQL(pg);
   const manyText = upsertSql('firing', `select * from unnest(${ALERT_COLUMNS.map((c, i) => `$${i + 1}::${PG_TYPES[c]}[]`).join(', ')})`);
   return {
     version: sharedReads(async (orgIds) => new Map((await run<{ org_id: string; version: number }>(store.db,
@@ -186,8 +202,7 @@ export function ingestRepo(store: Store): IngestRepo & {
       return { row, version: Number(config_version) };
     },
     sqlite: null,
-    upsert: async (db, r, sent) => (await run<UpsertResult>(db, upserts.get(sent) as string, rowParams(r)))[0] as UpsertResult,
-    resolve: async (db, orgId, fingerprint, by, at) => (await run<{ id: string }>(db, resolveText, [at, by, orgId, fingerprint]))[0]?.id ?? null,
+    ...through(pg),
     upsertMany: (db, rows) => run<UpsertResult>(db, manyText, ALERT_COLUMNS.map((c) => rows.map((r) => r[c]))),
   };
 }

@@ -9,7 +9,7 @@ import type { AlertRow } from '../alerts/alerts-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 import { matchingWindow } from '../suppression/suppression-fns.ts';
 import type { IngestCache, OrgConfig } from './ingest-cache.ts';
-import type { IngestRepoImpl, OpResult, UpsertResult, WriteOp } from './ingest-repo.ts';
+import type { IngestRepoImpl, OpResult, Resolver, UpsertResult, WriteOp } from './ingest-repo.ts';
 import type { AlertPreview, IngestOutcome } from './ingest-schemas.ts';
 import { groupCommitWriter, INGEST_CHUNK, retried, runSqliteBatch, sqliteWriterThread, type Settled } from './ingest-writer.ts';
 import { checkMapping, type Mapping } from './mapping-fns.ts';
@@ -37,11 +37,29 @@ const createdOnce = (item: UpsertOp, r: UpsertResult) => upsertOutcome(item, r, 
 
 const allFiring = (job: Job) => job.every((i) => i.kind === 'upsert' && i.sent === 'firing');
 
+/** Who sends alerts: an integration, or a sender of the service's own (a heartbeat) with no integration. */
+export interface Sender {
+  orgId: string;
+  integrationId: string | null;
+  clientId: string | null;
+  actor: Resolver;
+}
+
+const senderOf = (integration: IntegrationRow): Sender => ({
+  orgId: integration.org_id,
+  integrationId: integration.id,
+  clientId: integration.client_id,
+  actor: { type: 'integration', id: integration.id },
+});
+
 export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache: IngestCache; clock: Clock; batchMax: number; writerThread: boolean }) {
   const { store, repo, cache, clock } = deps;
 
   const mappingOf = (integration: IntegrationRow): Mapping | null =>
     effectiveMapping(integration.preset, integration.mapping === null ? null : store.readJson<Mapping>(integration.mapping));
+
+  /** The organization's windows and client slugs as of now. */
+  const orgNow = async (orgId: string): Promise<OrgConfig> => cache.org(orgId, await repo.version(orgId));
 
   function normalizeOrThrow(mapping: Mapping | null, body: unknown): NormalizedAlert[] {
     const result = normalizePayload(mapping, body);
@@ -49,24 +67,24 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     return result.alerts;
   }
 
-  /** An alert belongs to the client whose slug is its `labels.client`, else to its integration's client. */
-  const clientIdOf = (integration: IntegrationRow, org: OrgConfig, labels: Record<string, string>): string | null =>
-    (labels.client !== undefined ? org.clientsBySlug.get(labels.client) : undefined) ?? integration.client_id;
+  /** An alert belongs to the client whose slug is its `labels.client`, else to its sender's client. */
+  const clientIdOf = (sender: Sender, org: OrgConfig, labels: Record<string, string>): string | null =>
+    (labels.client !== undefined ? org.clientsBySlug.get(labels.client) : undefined) ?? sender.clientId;
 
-  function itemOf(integration: IntegrationRow, org: OrgConfig, a: NormalizedAlert, now: number): WriteOp {
-    if (a.status === 'resolved') return { kind: 'resolve', orgId: integration.org_id, fingerprint: a.fingerprint, by: integration.id, at: now };
-    const clientId = clientIdOf(integration, org, a.labels);
+  function itemOf(sender: Sender, org: OrgConfig, a: NormalizedAlert, now: number): WriteOp {
+    if (a.status === 'resolved') return { kind: 'resolve', orgId: sender.orgId, fingerprint: a.fingerprint, by: sender.actor, at: now };
+    const clientId = clientIdOf(sender, org, a.labels);
     const acked = a.status === 'acknowledged';
     const title = a.title as string;
     const severity = a.severity as string;
     // A new firing alert that a suppression window in force holds is stored suppressed by that window (contract §4).
     const windowId = a.status === 'firing'
-      ? matchingWindow(org.windows, { ...a, title, severity, clientId, integrationId: integration.id }, now)
+      ? matchingWindow(org.windows, { ...a, title, severity, clientId, integrationId: sender.integrationId }, now)
       : null;
     const row: AlertRow = {
       id: newId('alt'),
-      org_id: integration.org_id,
-      integration_id: integration.id,
+      org_id: sender.orgId,
+      integration_id: sender.integrationId,
       client_id: clientId,
       incident_id: null,
       fingerprint: a.fingerprint,
@@ -81,8 +99,8 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
       occurrences: 1,
       last_seen_at: now,
       acknowledged_at: acked ? now : null,
-      acknowledged_by_type: acked ? 'integration' : null,
-      acknowledged_by_id: acked ? integration.id : null,
+      acknowledged_by_type: acked ? sender.actor.type : null,
+      acknowledged_by_id: acked ? sender.actor.id : null,
       resolved_at: null,
       resolved_by_type: null,
       resolved_by_id: null,
@@ -202,8 +220,23 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
       const list = normalizeOrThrow(mappingOf(integration), body);
       const org = await cache.org(integration.org_id, version);
       const now = clock.now();
-      return writer.write(list.map((a) => itemOf(integration, org, a, now)));
+      const sender = senderOf(integration);
+      return writer.write(list.map((a) => itemOf(sender, org, a, now)));
     },
+
+    /**
+     * Stores alerts of a sender that is not an integration inside the caller's transaction `db`, through the
+     * same suppression windows, client slugs and deduplication as ingest: the caller commits its own change
+     * and the alerts together, or neither. `org`: read before the transaction (see `orgConfig`).
+     */
+    writeIn: (db: Kysely<DB>, sender: Sender, org: OrgConfig, alerts: NormalizedAlert[]): Promise<IngestOutcome[]> => {
+      const now = clock.now();
+      return applyAsync(db, alerts.map((a) => itemOf(sender, org, a, now)));
+    },
+
+    /** The organization's current windows and client slugs, to pass to `writeIn`. */
+    orgConfig: orgNow,
+
 
     /**
      * What ingest would store for this payload, through `mapping` when given (null: the standard payload),
@@ -214,8 +247,8 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
       if (invalid.length > 0) throw new AppError('VALIDATION_ERROR', 'Mapping is invalid', invalid);
       const result = normalizePayload(mapping === undefined ? mappingOf(integration) : mapping, body);
       if (!result.ok) return { ok: false, alerts: [], errors: result.errors };
-      const org = await cache.org(integration.org_id, await repo.version(integration.org_id));
-      const alerts = result.alerts.map(({ payload: _raw, ...a }) => ({ ...a, clientId: clientIdOf(integration, org, a.labels) }));
+      const org = await orgNow(integration.org_id);
+      const alerts = result.alerts.map(({ payload: _raw, ...a }) => ({ ...a, clientId: clientIdOf(senderOf(integration), org, a.labels) }));
       return { ok: true, alerts, errors: [] };
     },
 

@@ -1,3 +1,4 @@
+import { periodic } from '../../lib/periodic.ts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
@@ -7,7 +8,6 @@ import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
 import { AppError, invalid, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
@@ -244,22 +244,7 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
     sweep,
 
     /** Runs `sweep` every `everyMs` (never two at once); `stop` waits for a sweep under way. */
-    startSweeper(everyMs: number): { stop(): Promise<void> } {
-      let running: Promise<void> | null = null;
-      const timer = setInterval(() => {
-        if (running) return;
-        running = sweep()
-          .then(() => undefined, (err: unknown) => log.error({ error: errorSummary(err) }, 'suppression sweep failed'))
-          .finally(() => { running = null; });
-      }, everyMs);
-      timer.unref();
-      return {
-        async stop() {
-          clearInterval(timer);
-          await running;
-        },
-      };
-    },
+    startSweeper: (everyMs: number): { stop(): Promise<void> } => periodic(everyMs, sweep, log, 'suppression sweep failed'),
   };
 }
 export type SuppressionService = ReturnType<typeof suppressionService>;

@@ -60,3 +60,7 @@ export type SuppressionWindow = Ok<paths['/suppression/{id}']['get']>['data'];
 export type CreateSuppressionBody = Body<paths['/suppression']['post']>;
 export type SuppressionPreview = Ok<paths['/suppression/preview']['post']>['data'];
 export type Matcher = SuppressionWindow['matchers'][number];
+export type Heartbeat = Ok<paths['/heartbeats/{id}']['get']>['data'];
+export type NewHeartbeat = Ok<paths['/heartbeats']['post']>['data'];
+export type CreateHeartbeatBody = Body<paths['/heartbeats']['post']>;
+export type PatchHeartbeatBody = Body<paths['/heartbeats/{id}']['patch']>;

@@ -11,6 +11,7 @@ const NAV = [
   { to: '/incidents', label: 'Incidents' },
   { to: '/oncall', label: 'On call' },
   { to: '/integrations', label: 'Integrations' },
+  { to: '/heartbeats', label: 'Heartbeats' },
   { to: '/workflows', label: 'Workflows' },
   { to: '/suppression', label: 'Suppression' },
   { to: '/clients', label: 'Clients' },

@@ -25,13 +25,6 @@ export function usePresets() {
   });
 }
 
-export function useClients() {
-  return useQuery({
-    queryKey: ['clients', 'choices'],
-    queryFn: ({ signal }) => unwrap(api.GET('/clients', { params: { query: { limit: 100 } }, signal })),
-  });
-}
-
 export function useRejections(id: string) {
   return useQuery({
     queryKey: ['integrations', id, 'rejections'],

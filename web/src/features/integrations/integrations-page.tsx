@@ -7,7 +7,8 @@ import { fieldErrors, SelectField, TextField } from '../../components/form';
 import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
-import { useClients, useCreateIntegration, useIntegrations, usePresets } from './integrations-api';
+import { useClients } from '../../api/clients';
+import { useCreateIntegration, useIntegrations, usePresets } from './integrations-api';
 
 function CreateForm({ onCancel }: { onCancel: () => void }) {
   const presets = usePresets();
