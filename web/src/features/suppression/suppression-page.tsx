@@ -5,7 +5,7 @@ import { ErrorDisplay } from '../../components/error-display';
 import { Loading, Page } from '../../components/page';
 import { dateTimeIn } from '../../components/zone';
 import { useCan } from '../auth/session';
-import { useClients } from '../integrations/integrations-api';
+import { useClients } from '../../api/clients';
 import { useWindows } from './suppression-api';
 
 function State({ w }: { w: SuppressionWindow }) {

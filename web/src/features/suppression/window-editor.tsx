@@ -6,7 +6,7 @@ import { PreviewFrame } from '../../components/preview-frame';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
 import { dateTimeIn, viewerZone } from '../../components/zone';
 import { ZoneField } from '../../components/zone-field';
-import { useClients } from '../integrations/integrations-api';
+import { useClients } from '../../api/clients';
 import { useWindowPreview } from './suppression-api';
 import { bodyOf, OPS, REPEATS, WEEKDAYS, type MatcherForm, type Repeat, type WindowForm } from './window-form';
 
