@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
+import { useClients } from '../../api/clients';
 import type { AlertQuery } from '../../api/types';
 
 const PAGE = 50;
@@ -63,9 +64,6 @@ export function useFilterChoices() {
     queryKey: ['integrations', 'choices'],
     queryFn: ({ signal }) => unwrap(api.GET('/integrations', { params: { query: { limit: 100 } }, signal })),
   });
-  const clients = useQuery({
-    queryKey: ['clients', 'choices'],
-    queryFn: ({ signal }) => unwrap(api.GET('/clients', { params: { query: { limit: 100 } }, signal })),
-  });
+  const clients = useClients();
   return { integrations: integrations.data?.data ?? [], clients: clients.data?.data ?? [] };
 }

@@ -33,14 +33,6 @@ export function useIncident(id: string) {
   });
 }
 
-/** The clients the filter offers (the first 100: the API's page limit). */
-export function useClientChoices() {
-  return useQuery({
-    queryKey: ['clients', 'choices'],
-    queryFn: ({ signal }) => unwrap(api.GET('/clients', { params: { query: { limit: 100 } }, signal })),
-  });
-}
-
 export type IncidentChange = { status: IncidentStatus } | { assigneeId: string | null };
 
 /** Acknowledge, resolve or assign; the incident, its list and its alerts are fetched again. */

@@ -8,7 +8,8 @@ import { SelectField } from '../../components/form';
 import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { Pager, useCursorPages } from '../../components/pager';
-import { incidentQueryOf, OPEN, useClientChoices, useIncidents } from './incidents-api';
+import { useClients } from '../../api/clients';
+import { incidentQueryOf, OPEN, useIncidents } from './incidents-api';
 
 const STATUS_CHOICES = [
   { value: OPEN, label: 'Open (triggered or acknowledged)' },
@@ -21,7 +22,7 @@ const FILTERS = ['status', 'assigneeId', 'clientId'] as const;
 
 function Filters({ params, onApply }: { params: URLSearchParams; onApply: (next: URLSearchParams) => void }) {
   const members = useMembers().data?.data ?? [];
-  const clients = useClientChoices().data?.data ?? [];
+  const clients = useClients().data?.data ?? [];
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
