@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { eventually } from '../support/eventually.ts';
 import { runCli, startServer, stopAll, type CliResult, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
 import { assertAccessible, browserSkipReason, ensureDashboardBuilt, fillFirstRunSetup, freePort, launchBrowser, screenshot, sessionCookie, watchErrors } from './browser.ts';
@@ -226,9 +227,11 @@ for (const kind of STORE_KINDS) {
       await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
       await page.getByLabel('Action').fill('api_key.used');
       await page.getByRole('button', { name: 'Apply filters' }).click();
-      await page.getByRole('cell', { name: 'api_key.used' }).first().waitFor();
-      const actions = await page.locator('tbody td:nth-child(2)').allTextContents();
-      assert.ok(actions.length > 0 && actions.every((a) => a === 'api_key.used'), actions.join(','));
+      // The unfiltered list already holds api_key.used rows: wait for the filtered list to replace it.
+      await eventually('only api_key.used rows', async () => {
+        const actions = await page.locator('tbody td:nth-child(2)').allTextContents();
+        return actions.length > 0 && actions.every((a) => a === 'api_key.used') ? actions : undefined;
+      }, 10_000);
       await assertAccessible(page, 'audit log');
       await shot('audit-log');
     });
