@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT, type ServerProcess } from '../support/process.ts';
@@ -121,4 +122,27 @@ export async function setUpOrganization(page: Page, server: ServerProcess, owner
   await fillFirstRunSetup(page, server.output, owner, organization);
   await page.getByRole('button', { name: 'Create organization' }).click();
   await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
+}
+
+/** The owner each browser test's organization is set up with. */
+export const OWNER = { email: 'owner@example.test', password: 'correct horse battery staple', name: 'Olive Owner' };
+
+/**
+ * One Chromium for a test file: launched before its tests unless they are skipped, closed after them.
+ * Returns a getter, since the browser exists only once the hook has run.
+ */
+export function sharedBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    if (browserSkipReason()) return;
+    ensureDashboardBuilt();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('the browser is not running (tests skipped, or used before the hook)');
+    return browser;
+  };
 }

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { eventually } from '../support/eventually.ts';
 import { runCli, startServer, stopAll, type CliResult, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { assertAccessible, browserSkipReason, ensureDashboardBuilt, fillFirstRunSetup, freePort, launchBrowser, screenshot, sessionCookie, watchErrors } from './browser.ts';
+import { assertAccessible, browserSkipReason, fillFirstRunSetup, freePort, OWNER, screenshot, sessionCookie, sharedBrowser, watchErrors } from './browser.ts';
 
 /**
  * The dashboard in Debian's Chromium against a real `alertflow serve` process, on both stores: first-run setup,
@@ -14,18 +14,9 @@ import { assertAccessible, browserSkipReason, ensureDashboardBuilt, fillFirstRun
  */
 
 const skip = browserSkipReason();
-const OWNER = { email: 'owner@example.test', password: 'correct horse battery staple', name: 'Olive Owner' };
 const MEMBER = { email: 'member@example.test', password: 'member password 1234', name: 'Max Member' };
 
-let browser: Browser;
-before(async () => {
-  if (skip) return;
-  ensureDashboardBuilt();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 for (const kind of STORE_KINDS) {
   describe(`dashboard in a browser (${kind})`, { skip: skip ?? false }, () => {
@@ -69,7 +60,7 @@ for (const kind of STORE_KINDS) {
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
       server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base });
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
       page = await context.newPage();
       errors = watchErrors(page);
@@ -259,7 +250,7 @@ for (const kind of STORE_KINDS) {
     it('a member sees no create button for API keys and the API refuses them 403', async () => {
       const r = await memberAdded;
       assert.equal(r.code, 0, r.stderr);
-      const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const ctx = await browser().newContext({ viewport: { width: 1280, height: 800 } });
       try {
         const p = await ctx.newPage();
         await p.goto(`${base}/settings/api-keys`);

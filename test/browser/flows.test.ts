@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { eventually } from '../support/eventually.ts';
 import { startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { apiAsBrowser, assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, ingestAt, launchBrowser, screenshot, setUpOrganization, watchErrors } from './browser.ts';
+import { apiAsBrowser, assertAccessible, browserSkipReason, freePort, ingestAt, OWNER, screenshot, setUpOrganization, sharedBrowser, watchErrors } from './browser.ts';
 
 /**
  * The workflows editor and the clients pages in Debian's Chromium against a real `alertflow serve`, on both
@@ -13,17 +13,8 @@ import { apiAsBrowser, assertAccessible, browserSkipReason, ensureDashboardBuilt
  */
 
 const skip = browserSkipReason();
-const OWNER = { email: 'owner@example.test', password: 'correct horse battery staple', name: 'Olive Owner' };
 
-let browser: Browser;
-before(async () => {
-  if (skip) return;
-  ensureDashboardBuilt();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 for (const kind of STORE_KINDS) {
   describe(`workflows and clients in a browser (${kind})`, { skip: skip ?? false }, () => {
@@ -58,7 +49,7 @@ for (const kind of STORE_KINDS) {
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
       server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base });
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
       page = await context.newPage();
       errors = watchErrors(page);
       await setUpOrganization(page, server, OWNER);

@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { ROOT, runCli, startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import {
-  assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, apiAsBrowser, screenshot, setUpOrganization, watchErrors,
-} from './browser.ts';
+import { apiAsBrowser, assertAccessible, browserSkipReason, freePort, OWNER, screenshot, setUpOrganization, sharedBrowser, watchErrors } from './browser.ts';
 
 /**
  * The On call and Suppression windows pages in Debian's Chromium against a real `alertflow serve`, on both
@@ -17,7 +15,6 @@ import {
  */
 
 const skip = browserSkipReason();
-const OWNER = { email: 'owner@example.test', password: 'correct horse battery staple', name: 'Olive Owner' };
 const MEMBER = { email: 'member@example.test', password: 'member password 1234', name: 'Max Member' };
 const ZONE = 'America/New_York';
 const DAY_MS = 86_400_000;
@@ -26,15 +23,7 @@ const DAY_MS = 86_400_000;
 const dateIn = (zone: string, days: number): string =>
   new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(Date.now() + days * DAY_MS));
 
-let browser: Browser;
-before(async () => {
-  if (skip) return;
-  ensureDashboardBuilt();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 for (const kind of STORE_KINDS) {
   describe(`on call and suppression windows in a browser (${kind})`, { skip: skip ?? false }, () => {
@@ -54,7 +43,7 @@ for (const kind of STORE_KINDS) {
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
       server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base });
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
+      context = await browser().newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
       page = await context.newPage();
       errors = watchErrors(page);
       await setUpOrganization(page, server, OWNER);

@@ -3,10 +3,10 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { ROOT, startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, sessionCookie, setUpOrganization, watchErrors } from './browser.ts';
+import { assertAccessible, browserSkipReason, freePort, screenshot, sessionCookie, setUpOrganization, sharedBrowser, watchErrors } from './browser.ts';
 
 /**
  * Incidents and members in Debian's Chromium against a real `alertflow serve`, on both stores: an incident
@@ -18,20 +18,17 @@ const skip = browserSkipReason();
 const OWNER = { email: 'olive@example.test', password: 'correct horse battery staple', name: 'Olive Owner' };
 const NEWCOMER = { email: 'nora@example.test', name: 'Nora Newcomer', password: 'nora picks a long one' };
 
-let browser: Browser;
+const browser = sharedBrowser();
 let hook: Server;
 let hookUrl: string;
 before(async () => {
   if (skip) return;
-  ensureDashboardBuilt();
-  browser = await launchBrowser();
   // The webhook the workflow notifies: its deliveries show in the incident's timeline.
   hook = createServer((req, res) => req.resume().on('end', () => res.writeHead(200).end('ok')));
   await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
   hookUrl = `http://127.0.0.1:${(hook.address() as { port: number }).port}/pager`;
 });
 after(async () => {
-  await browser?.close();
   await new Promise((resolve) => (hook ? hook.close(resolve) : resolve(undefined)));
 });
 
@@ -63,7 +60,7 @@ for (const kind of STORE_KINDS) {
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
       server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base, OUTBOUND_ALLOW: '127.0.0.1' }, { timeoutMs: 60_000 });
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
       page = await context.newPage();
       errors = watchErrors(page);
@@ -178,7 +175,7 @@ for (const kind of STORE_KINDS) {
       await shot('members-390');
       await page.setViewportSize({ width: 1280, height: 800 });
 
-      const fresh = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const fresh = await browser().newContext({ viewport: { width: 1280, height: 800 } });
       try {
         const p = await fresh.newPage();
         const freshErrors = watchErrors(p);
