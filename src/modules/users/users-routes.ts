@@ -12,7 +12,7 @@ import type { UsersService } from './users-service.ts';
 const OWNER_RULE = 'Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).';
 
 /** The member behind the session cookie; profile operations have no meaning for an API key. */
-function signedIn(req: FastifyRequest): { orgId: string; userId: string; idHash: string } {
+export function signedIn(req: FastifyRequest): { orgId: string; userId: string; idHash: string } {
   const p = principalOf(req);
   const cookie = req.cookies[SESSION_COOKIE];
   if (p.actor.type !== 'user' || p.actor.id === null || p.keyId !== null || cookie === undefined) {
