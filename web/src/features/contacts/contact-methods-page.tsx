@@ -6,7 +6,7 @@ import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
 import { Loading, Page } from '../../components/page';
 import { useSession } from '../auth/session';
-import { useAddContactMethod, useContactMethods, useDeleteContactMethod, useNotificationRules, useUpdateContactMethod } from './contacts-api';
+import { useAddContactMethod, useContactMethods, useDeleteContactMethod, useNotificationRules, useSaveRules, useUpdateContactMethod } from './contacts-api';
 import { CONTACT_TYPES, createBody, draftOf, emptyDraft, reach, targetOf, type MethodDraft } from './contacts-fns';
 import { MethodForm } from './method-form';
 import { RulesEditor } from './rules-editor';
@@ -39,6 +39,7 @@ export default function ContactMethodsPage() {
   const add = useAddContactMethod();
   const update = useUpdateContactMethod();
   const remove = useDeleteContactMethod();
+  const saveRules = useSaveRules();
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<ContactMethod | null>(null);
   const list = methods.data?.data ?? [];
@@ -88,13 +89,13 @@ export default function ContactMethodsPage() {
           <p className="hint">Each rule pages you by one method, so many minutes after the page starts (0 = at once). A method may appear more than once.</p>
           {rules.isPending ? <Loading rows={2} /> : rules.data && (
             // Read again after a method is deleted (its rules go with it): the editor starts over from what is stored.
-            <RulesEditor key={JSON.stringify(rules.data.data.rules)} rules={rules.data.data.rules} methods={list} />
+            <RulesEditor key={JSON.stringify(rules.data.data.rules)} rules={rules.data.data.rules} methods={list} save={saveRules} />
           )}
         </section>
       )}
       <ConfirmDialog open={deleting !== null} title={`Delete ${deleting?.label ?? ''}?`} confirmLabel="Delete contact method" danger busy={remove.isPending}
         onCancel={() => setDeleting(null)}
-        onConfirm={() => deleting && remove.mutate(deleting.id, { onSettled: () => setDeleting(null) })}>
+        onConfirm={() => deleting && remove.mutate(deleting.id, { onSuccess: () => saveRules.reset(), onSettled: () => setDeleting(null) })}>
         <p>You will no longer be paged there; the rules that name it are removed too.</p>
       </ConfirmDialog>
     </Page>

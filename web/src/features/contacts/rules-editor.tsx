@@ -4,21 +4,21 @@ import type { ContactMethod, NotificationRule } from '../../api/types';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextField } from '../../components/form';
 import { move, rulesOf, type RuleRow } from './contacts-fns';
-import { useSaveRules } from './contacts-api';
+import type { useSaveRules } from './contacts-api';
 
 /** The ordered rules "after N minutes → method": rows added, removed, moved, then saved as a whole. */
-export function RulesEditor({ rules, methods }: { rules: NotificationRule[]; methods: ContactMethod[] }) {
-  const save = useSaveRules();
+export function RulesEditor({ rules, methods, save }: { rules: NotificationRule[]; methods: ContactMethod[]; save: ReturnType<typeof useSaveRules> }) {
   const [rows, setRows] = useState<RuleRow[]>(rules.map((r) => ({ contactMethodId: r.contactMethodId, minutes: String(r.afterMinutes) })));
-  const [saved, setSaved] = useState(false);
+  // The editor starts over from the stored rules once saved (see the page), so "saved" outlives it in the mutation.
+  const [dirty, setDirty] = useState(false);
   const change = (next: RuleRow[]) => {
     setRows(next);
-    setSaved(false);
+    setDirty(true);
   };
   const set = (i: number, patch: Partial<RuleRow>) => change(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate(rulesOf(rows), { onSuccess: () => setSaved(true) });
+    save.mutate(rulesOf(rows));
   };
   const first = methods[0];
   return (
@@ -44,7 +44,7 @@ export function RulesEditor({ rules, methods }: { rules: NotificationRule[]; met
         ))}
       </ol>
       <ErrorDisplay error={save.error} fields={rows.map((_, i) => `rules/${i}`)} />
-      {saved && <p role="status">Rules saved.</p>}
+      {save.isSuccess && !dirty && <p role="status">Rules saved.</p>}
       <div className="actions start">
         {first && rows.length < 20 && (
           <button type="button" className="secondary" onClick={() => change([...rows, { contactMethodId: first.id, minutes: rows.length === 0 ? '0' : '5' }])}>Add rule</button>
