@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT, type ServerProcess } from '../support/process.ts';
@@ -121,4 +122,30 @@ export async function setUpOrganization(page: Page, server: ServerProcess, owner
   await fillFirstRunSetup(page, server.output, owner, organization);
   await page.getByRole('button', { name: 'Create organization' }).click();
   await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
+}
+
+/** One Chromium for a test file (none when `skip` says why not): launched before its tests, closed after. */
+export function sharedBrowser(skip: string | null): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    if (skip) return;
+    ensureDashboardBuilt();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => browser as Browser;
+}
+
+/** axe at 390 px wide, then in dark mode, each photographed (`<shotName>-390`, `-dark`); back to 1280 px, light, after. */
+export async function assertAccessibleNarrowAndDark(page: Page, what: string, shotName: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await assertAccessible(page, `${what} (390 px)`);
+  await screenshot(page, `${shotName}-390`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await assertAccessible(page, `${what} (dark)`);
+  await screenshot(page, `${shotName}-dark`);
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
 }

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { apiAsBrowser, assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, setUpOrganization, watchErrors } from './browser.ts';
+import { apiAsBrowser, assertAccessible, assertAccessibleNarrowAndDark, browserSkipReason, freePort, screenshot, setUpOrganization, sharedBrowser, watchErrors } from './browser.ts';
 
 /**
  * The contact methods page in Debian's Chromium against a real `alertflow serve`, on both stores: from the profile,
@@ -14,15 +14,7 @@ import { apiAsBrowser, assertAccessible, browserSkipReason, ensureDashboardBuilt
 const skip = browserSkipReason();
 const OWNER = { email: 'owner@example.test', password: 'correct horse battery staple', name: 'Olive Owner' };
 
-let browser: Browser;
-before(async () => {
-  if (skip) return;
-  ensureDashboardBuilt();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser(skip);
 
 for (const kind of STORE_KINDS) {
   describe(`contact methods in the dashboard (${kind})`, { skip: skip ?? false }, () => {
@@ -53,7 +45,7 @@ for (const kind of STORE_KINDS) {
       store = await createTestStore(kind);
       const port = await freePort();
       server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` });
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
       page = await context.newPage();
       errors = watchErrors(page);
       await setUpOrganization(page, server, OWNER);
@@ -128,14 +120,7 @@ for (const kind of STORE_KINDS) {
       const [phone] = await api('GET', '/users/me/contact-methods');
       assert.deepEqual([phone.label, phone.target.token], ['My phone', '********'], 'the token is still stored');
 
-      await page.setViewportSize({ width: 390, height: 800 });
-      await assertAccessible(page, 'contact methods (390 px)');
-      await shot('390');
-      await page.emulateMedia({ colorScheme: 'dark' });
-      await assertAccessible(page, 'contact methods (dark)');
-      await shot('dark');
-      await page.emulateMedia({ colorScheme: 'light' });
-      await page.setViewportSize({ width: 1280, height: 800 });
+      await assertAccessibleNarrowAndDark(page, 'contact methods', `${kind}-contacts`);
     });
 
     it('deletes a method after a confirmation; its rule goes with it', async () => {

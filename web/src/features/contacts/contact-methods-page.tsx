@@ -86,7 +86,7 @@ export default function ContactMethodsPage() {
       {list.length > 0 && (
         <section className="panel" aria-labelledby="rules-head">
           <h2 id="rules-head">When</h2>
-          <p className="hint">Each rule pages you by one method, so many minutes after the page starts (0 = at once). A method may appear more than once.</p>
+          <p className="hint">Each rule pages you by one method, so many minutes after the page starts (0 = at once). A method may appear more than once; methods no rule names do not page you.</p>
           {rules.isPending ? <Loading rows={2} /> : rules.data && (
             // Read again after a method is deleted (its rules go with it): the editor starts over from what is stored.
             <RulesEditor key={JSON.stringify(rules.data.data.rules)} rules={rules.data.data.rules} methods={list} save={saveRules} />
