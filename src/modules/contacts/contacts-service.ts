@@ -34,8 +34,9 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
     updatedAt: iso(Number(r.updated_at)),
   }) as ContactMethod;
 
+  /** 404 unless the member is in the organization; in a change's transaction (`db`), their row stays locked until it ends. */
   async function member(db: Kysely<DB>, orgId: string, userId: string): Promise<void> {
-    if (!(await repo.member(db, orgId, userId, lock))) throw notFound('User');
+    if (!(await repo.member(db, orgId, userId, lock && db.isTransaction))) throw notFound('User');
   }
 
   /** The target to store, or 400 naming each problem. */
