@@ -72,7 +72,7 @@ export function usersRoutes(app: Api, deps: { users: UsersService; auth: AuthSer
     schema: apiSchema({
       ...write,
       summary: 'Remove a member',
-      description: `Their sessions end at once (on every instance). Incidents assigned to them become unassigned (a timeline entry says why); they leave every schedule layer (the others keep rotating; a layer left empty is dropped) and their overrides are dropped. Audit events keep their id. ${OWNER_RULE}`,
+      description: `Their sessions end at once (on every instance). Incidents assigned to them become unassigned (a timeline entry says why); they leave every schedule layer (the others keep rotating; a layer left empty is dropped) and their overrides are dropped; their contact methods and notification rules are deleted. Audit events keep their id. ${OWNER_RULE}`,
     }, { params: IdParams, response: { 204: Type.Null({ description: 'Removed' }), ...conflictResponse } }),
   }, async (req, reply) => {
     await users.remove(principalOf(req).orgId, actorOf(req), req.params.id);
