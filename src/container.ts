@@ -29,6 +29,8 @@ import { authRepo } from './modules/auth/auth-repo.ts';
 import { authService } from './modules/auth/auth-service.ts';
 import { clientsRepo } from './modules/clients/clients-repo.ts';
 import { clientsService } from './modules/clients/clients-service.ts';
+import { contactsRepo } from './modules/contacts/contacts-repo.ts';
+import { contactsService } from './modules/contacts/contacts-service.ts';
 import { ingestCache } from './modules/ingest/ingest-cache.ts';
 import { ingestRepo } from './modules/ingest/ingest-repo.ts';
 import { ingestService } from './modules/ingest/ingest-service.ts';
@@ -99,6 +101,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
     forgetMember: [incidents.unassignMember, schedules.forgetMember],
   });
+  const contacts = contactsService({ store, repo: contactsRepo(), audit, clock, outboundAllow: config.outboundAllow });
   const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, clock });
   const auth = authService({
     store, repo: authRepo(), orgs, users, audit, clock, log,
@@ -177,6 +180,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     schedules,
     incidents,
     heartbeats,
+    contacts,
     queue,
     relay,
     runner,

@@ -251,4 +251,23 @@ export interface DB {
     created_at: number;
     updated_at: number;
   };
+  contact_methods: {
+    id: string;
+    org_id: string;
+    user_id: string;
+    /** email, webhook, slack, teams, ntfy. */
+    type: string;
+    label: string;
+    /** The type's target as JSON, secrets in clear (masked only in responses). */
+    target: string;
+    created_at: number;
+    updated_at: number;
+  };
+  notification_rules: {
+    org_id: string;
+    user_id: string;
+    position: number;
+    contact_method_id: string;
+    after_minutes: number;
+  };
 }

@@ -11,6 +11,7 @@ import { apiKeysRoutes } from '../modules/api-keys/api-keys-routes.ts';
 import { auditRoutes } from '../modules/audit/audit-routes.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
+import { contactsRoutes } from '../modules/contacts/contacts-routes.ts';
 import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
 import { heartbeatPingRoutes, heartbeatsRoutes } from '../modules/heartbeats/heartbeats-routes.ts';
 import { ingestRoutes, isIngestUrl, refuseIngestToken } from '../modules/ingest/ingest-routes.ts';
@@ -149,6 +150,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     workflowsRoutes(api, c.workflows);
     incidentsRoutes(api, c.incidents);
     heartbeatsRoutes(api, c.heartbeats);
+    contactsRoutes(api, c.contacts);
   }, { prefix: '/api/v1' });
 
   return app;

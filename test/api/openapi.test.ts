@@ -44,6 +44,9 @@ describe('served OpenAPI document', () => {
       'get /incidents', 'get /incidents/{id}', 'put /incidents/{id}', 'patch /incidents/{id}',
       'get /heartbeats', 'post /heartbeats', 'get /heartbeats/{id}', 'put /heartbeats/{id}', 'patch /heartbeats/{id}', 'delete /heartbeats/{id}',
       'post /heartbeats/{id}/rotate-token',
+      'get /users/me/contact-methods', 'post /users/me/contact-methods', 'get /users/me/contact-methods/{id}', 'put /users/me/contact-methods/{id}',
+      'patch /users/me/contact-methods/{id}', 'delete /users/me/contact-methods/{id}', 'get /users/me/notification-rules', 'put /users/me/notification-rules',
+      'get /users/{id}/contact-methods',
       ...AUTH_OPERATIONS,
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));

@@ -146,3 +146,15 @@ export function sharedBrowser(): () => Browser {
     return browser;
   };
 }
+
+/** axe at 390 px wide, then in dark mode, each photographed (`<shotName>-390`, `-dark`); back to 1280 px, light, after. */
+export async function assertAccessibleNarrowAndDark(page: Page, what: string, shotName: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await assertAccessible(page, `${what} (390 px)`);
+  await screenshot(page, `${shotName}-390`);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await assertAccessible(page, `${what} (dark)`);
+  await screenshot(page, `${shotName}-dark`);
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 800 });
+}

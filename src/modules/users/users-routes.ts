@@ -12,7 +12,7 @@ import type { UsersService } from './users-service.ts';
 const OWNER_RULE = 'Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).';
 
 /** The member behind the session cookie; profile operations have no meaning for an API key. */
-function signedIn(req: FastifyRequest): { orgId: string; userId: string; idHash: string } {
+export function signedIn(req: FastifyRequest): { orgId: string; userId: string; idHash: string } {
   const p = principalOf(req);
   const cookie = req.cookies[SESSION_COOKIE];
   if (p.actor.type !== 'user' || p.actor.id === null || p.keyId !== null || cookie === undefined) {
@@ -72,7 +72,7 @@ export function usersRoutes(app: Api, deps: { users: UsersService; auth: AuthSer
     schema: apiSchema({
       ...write,
       summary: 'Remove a member',
-      description: `Their sessions end at once (on every instance). Incidents assigned to them become unassigned (a timeline entry says why); they leave every schedule layer (the others keep rotating; a layer left empty is dropped) and their overrides are dropped. Audit events keep their id. ${OWNER_RULE}`,
+      description: `Their sessions end at once (on every instance). Incidents assigned to them become unassigned (a timeline entry says why); they leave every schedule layer (the others keep rotating; a layer left empty is dropped) and their overrides are dropped; their contact methods and notification rules are deleted. Audit events keep their id. ${OWNER_RULE}`,
     }, { params: IdParams, response: { 204: Type.Null({ description: 'Removed' }), ...conflictResponse } }),
   }, async (req, reply) => {
     await users.remove(principalOf(req).orgId, actorOf(req), req.params.id);

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, TextField } from '../../components/form';
 import { Page } from '../../components/page';
@@ -50,6 +51,7 @@ export default function ProfilePage() {
   return (
     <Page title="Your profile">
       <p className="muted">{session.user.email} · {session.user.role} of {session.organization.name}</p>
+      <p><Link to="/profile/contact-methods">Contact methods and notification rules</Link>: how you are paged.</p>
       <div className="grid-2">
         <NameForm />
         <PasswordForm />

@@ -1,0 +1,157 @@
+import type { Kysely } from 'kysely';
+import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
+import type { AllowList } from '../../infra/outbound.ts';
+import type { Actor } from '../../lib/actor.ts';
+import { iso, type Clock } from '../../lib/clock.ts';
+import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
+import { orderedId } from '../../lib/ids.ts';
+import type { AuditService } from '../audit/audit-service.ts';
+import { defaultLabel, keepSecret, planOf, publicTarget, ruleProblems, targetFits, targetProblems, type ContactStep } from './contacts-fns.ts';
+import type { ContactMethodRow, ContactsRepo } from './contacts-repo.ts';
+import {
+  MAX_METHODS, type ContactMethod, type ContactType, type CreateContactMethodBody, type NotificationRule, type NotificationRulesBody, type Target,
+  type UpdateContactMethodBody,
+} from './contacts-schemas.ts';
+
+const invalid = (errors: ErrorDetail[]): AppError => new AppError('VALIDATION_ERROR', 'Request validation failed', errors);
+
+/**
+ * A member's own contact methods and notification rules, and the plan that pages them (`planFor`, for the
+ * escalation engine). Every operation names the organization and the member.
+ */
+export function contactsService(deps: { store: Store; repo: ContactsRepo; audit: AuditService; clock: Clock; outboundAllow: AllowList }) {
+  const { store, repo, audit, clock, outboundAllow } = deps;
+  const lock = store.dialect === 'postgres';
+
+  const targetOf = (r: ContactMethodRow): Target => store.readJson<Target>(r.target);
+  const toMethod = (r: ContactMethodRow): ContactMethod => ({
+    id: r.id,
+    type: r.type as ContactType,
+    label: r.label,
+    target: publicTarget(r.type as ContactType, targetOf(r)),
+    createdAt: iso(Number(r.created_at)),
+    updatedAt: iso(Number(r.updated_at)),
+  }) as ContactMethod;
+
+  /** 404 unless the member is in the organization; in a change's transaction (`db`), their row stays locked until it ends. */
+  async function member(db: Kysely<DB>, orgId: string, userId: string): Promise<void> {
+    if (!(await repo.member(db, orgId, userId, lock && db.isTransaction))) throw notFound('User');
+  }
+
+  /** The target to store, or 400 naming each problem. */
+  function checkedTarget(type: ContactType, target: Target, stored: Target | null): Target {
+    const problems = targetProblems(type, target, outboundAllow);
+    if (problems.length > 0) throw invalid(problems);
+    const kept = keepSecret(type, target, stored);
+    if (!kept.ok) throw invalid(kept.errors);
+    return kept.target;
+  }
+
+  async function found(db: Kysely<DB>, orgId: string, userId: string, id: string): Promise<ContactMethodRow> {
+    const row = await repo.get(db, orgId, userId, id);
+    if (!row) throw notFound('Contact method');
+    return row;
+  }
+
+  return {
+    /** A member's methods in the order they were added; 404 when there is no such member. */
+    async list(orgId: string, userId: string): Promise<ContactMethod[]> {
+      await member(store.db, orgId, userId);
+      return (await repo.list(store.db, orgId, userId)).map(toMethod);
+    },
+
+    get: async (orgId: string, userId: string, id: string): Promise<ContactMethod> => toMethod(await found(store.db, orgId, userId, id)),
+
+    async create(orgId: string, actor: Actor, userId: string, input: CreateContactMethodBody): Promise<ContactMethod> {
+      const target = checkedTarget(input.type, input.target, null);
+      const now = clock.now();
+      const row: ContactMethodRow = {
+        id: orderedId('cm', now),
+        org_id: orgId,
+        user_id: userId,
+        type: input.type,
+        label: input.label ?? defaultLabel(input.type, target),
+        target: JSON.stringify(target),
+        created_at: now,
+        updated_at: now,
+      };
+      await store.db.transaction().execute(async (trx) => {
+        await member(trx, orgId, userId);
+        if ((await repo.count(trx, orgId, userId)) >= MAX_METHODS) {
+          throw new AppError('CONFLICT', `You already have ${MAX_METHODS} contact methods, the most a member may have; delete one first`);
+        }
+        await repo.insert(trx, row);
+        await audit.record(trx, { orgId, action: 'contact_method.created', actor, target: { type: 'contact_method', id: row.id }, metadata: { type: row.type, label: row.label } });
+      });
+      return toMethod(row);
+    },
+
+    /** Changes the label or the whole target (of the method's own type; a masked secret keeps the stored one). */
+    async update(orgId: string, actor: Actor, userId: string, id: string, input: UpdateContactMethodBody): Promise<ContactMethod> {
+      const row = await store.db.transaction().execute(async (trx) => {
+        const before = await found(trx, orgId, userId, id);
+        const type = before.type as ContactType;
+        let target: Target | undefined;
+        if (input.target !== undefined) {
+          if (!targetFits(type, input.target)) throw invalid([{ path: '/target', message: `must be a ${type} target (the type cannot change: add a new method instead)` }]);
+          target = checkedTarget(type, input.target, targetOf(before));
+        }
+        const updated = await repo.update(trx, orgId, userId, id, {
+          ...(input.label !== undefined && { label: input.label }),
+          ...(target !== undefined && { target: JSON.stringify(target) }),
+          updated_at: clock.now(),
+        });
+        if (!updated) throw notFound('Contact method');
+        await audit.record(trx, { orgId, action: 'contact_method.updated', actor, target: { type: 'contact_method', id }, metadata: { changed: Object.keys(input) } });
+        return updated;
+      });
+      return toMethod(row);
+    },
+
+    /** Deletes a method and the rules that name it. */
+    async remove(orgId: string, actor: Actor, userId: string, id: string): Promise<void> {
+      await store.db.transaction().execute(async (trx) => {
+        await member(trx, orgId, userId);
+        const row = await repo.remove(trx, orgId, userId, id);
+        if (!row) throw notFound('Contact method');
+        await audit.record(trx, { orgId, action: 'contact_method.deleted', actor, target: { type: 'contact_method', id }, metadata: { type: row.type, label: row.label } });
+      });
+    },
+
+    async rules(orgId: string, userId: string): Promise<NotificationRule[]> {
+      return (await repo.rules(store.db, orgId, userId)).map((r) => ({ contactMethodId: r.contact_method_id, afterMinutes: Number(r.after_minutes) }));
+    },
+
+    /** Replaces the whole list; every rule must name one of the member's methods (400 naming the rule otherwise). */
+    async replaceRules(orgId: string, actor: Actor, userId: string, input: NotificationRulesBody): Promise<NotificationRule[]> {
+      await store.db.transaction().execute(async (trx) => {
+        await member(trx, orgId, userId);
+        const ids = new Set((await repo.list(trx, orgId, userId)).map((m) => m.id));
+        const problems = ruleProblems(input.rules, ids);
+        if (problems.length > 0) throw invalid(problems);
+        await repo.replaceRules(trx, orgId, userId, input.rules.map((r, position) => ({
+          org_id: orgId, user_id: userId, position, contact_method_id: r.contactMethodId, after_minutes: r.afterMinutes,
+        })));
+        await audit.record(trx, { orgId, action: 'notification_rules.replaced', actor, target: { type: 'user', id: userId }, metadata: { rules: input.rules.length } });
+      });
+      return input.rules;
+    },
+
+    /**
+     * How to page a member (see `planOf`), targets with their secrets: for the escalation engine, never for a
+     * response. A member who is not (or no longer) in the organization has no plan.
+     */
+    async planFor(orgId: string, userId: string): Promise<ContactStep[]> {
+      const account = await repo.member(store.db, orgId, userId, false);
+      if (!account) return [];
+      const [methods, rules] = await Promise.all([repo.list(store.db, orgId, userId), repo.rules(store.db, orgId, userId)]);
+      return planOf(
+        account.email,
+        methods.map((m) => ({ id: m.id, type: m.type as ContactType, target: targetOf(m) })),
+        rules.map((r) => ({ contactMethodId: r.contact_method_id, afterMinutes: Number(r.after_minutes) })),
+      );
+    },
+  };
+}
+export type ContactsService = ReturnType<typeof contactsService>;

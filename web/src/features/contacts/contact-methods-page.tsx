@@ -1,0 +1,103 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import type { ContactMethod, PatchContactMethodBody } from '../../api/types';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { EmptyState } from '../../components/empty-state';
+import { ErrorDisplay } from '../../components/error-display';
+import { Loading, Page } from '../../components/page';
+import { useSession } from '../auth/session';
+import { useAddContactMethod, useContactMethods, useDeleteContactMethod, useNotificationRules, useSaveRules, useUpdateContactMethod } from './contacts-api';
+import { CONTACT_TYPES, createBody, draftOf, emptyDraft, reach, targetOf, type MethodDraft } from './contacts-fns';
+import { MethodForm } from './method-form';
+import { RulesEditor } from './rules-editor';
+
+type Editing = { kind: 'add' } | { kind: 'edit'; method: ContactMethod } | null;
+
+function MethodList({ methods, onEdit, onDelete }: { methods: ContactMethod[]; onEdit: (m: ContactMethod) => void; onDelete: (m: ContactMethod) => void }) {
+  return (
+    <ul className="short-list contact-list">
+      {methods.map((m) => (
+        <li key={m.id} className="contact-item" data-testid="contact-method">
+          <div className="break">
+            <strong>{m.label}</strong> <span className="badge">{CONTACT_TYPES[m.type].name}</span>
+            <div className="muted">{reach(m)}</div>
+          </div>
+          <div className="row-actions">
+            <button type="button" className="secondary small" onClick={() => onEdit(m)} aria-label={`Edit ${m.label}`}>Edit</button>
+            <button type="button" className="danger small" onClick={() => onDelete(m)} aria-label={`Delete ${m.label}`}>Delete</button>
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export default function ContactMethodsPage() {
+  const session = useSession();
+  const methods = useContactMethods();
+  const rules = useNotificationRules();
+  const add = useAddContactMethod();
+  const update = useUpdateContactMethod();
+  const remove = useDeleteContactMethod();
+  const saveRules = useSaveRules();
+  const [editing, setEditing] = useState<Editing>(null);
+  const [deleting, setDeleting] = useState<ContactMethod | null>(null);
+  const list = methods.data?.data ?? [];
+
+  const close = () => {
+    setEditing(null);
+    add.reset();
+    update.reset();
+  };
+  const save = (draft: MethodDraft) => {
+    if (editing?.kind === 'edit') {
+      const label = draft.label.trim();
+      update.mutate({ id: editing.method.id, body: { ...(label && { label }), target: targetOf(draft) } as PatchContactMethodBody }, { onSuccess: close });
+    } else {
+      add.mutate(createBody(draft), { onSuccess: close });
+    }
+  };
+
+  return (
+    <Page title="Contact methods" actions={<button type="button" onClick={() => setEditing({ kind: 'add' })} disabled={editing !== null}>Add contact method</button>}>
+      <p className="muted"><Link to="/profile">Your profile</Link> · how you are paged when an alert or escalation reaches you.</p>
+      {editing && (
+        <MethodForm
+          key={editing.kind === 'edit' ? editing.method.id : 'new'}
+          heading={editing.kind === 'edit' ? `Edit ${editing.method.label}` : 'Add a contact method'}
+          initial={editing.kind === 'edit' ? draftOf(editing.method) : emptyDraft()}
+          fixedType={editing.kind === 'edit'}
+          submitLabel={editing.kind === 'edit' ? 'Save' : 'Add'}
+          busy={add.isPending || update.isPending}
+          error={editing.kind === 'edit' ? update.error : add.error}
+          onSubmit={save}
+          onCancel={close}
+        />
+      )}
+      <ErrorDisplay error={methods.error ?? rules.error ?? remove.error} />
+      <section className="panel" aria-labelledby="methods-head">
+        <h2 id="methods-head">Where</h2>
+        {methods.isPending ? <Loading rows={3} /> : list.length === 0 ? (
+          <EmptyState title="No contact methods yet">
+            <p>You are paged by email at <strong className="break">{session.user.email}</strong>. Add an ntfy topic, a Slack or Teams channel, a webhook or another address to be reached there.</p>
+          </EmptyState>
+        ) : <MethodList methods={list} onEdit={(m) => setEditing({ kind: 'edit', method: m })} onDelete={setDeleting} />}
+      </section>
+      {list.length > 0 && (
+        <section className="panel" aria-labelledby="rules-head">
+          <h2 id="rules-head">When</h2>
+          <p className="hint">Each rule pages you by one method, so many minutes after the page starts (0 = at once). A method may appear more than once; methods no rule names do not page you.</p>
+          {rules.isPending ? <Loading rows={2} /> : rules.data && (
+            // Read again after a method is deleted (its rules go with it): the editor starts over from what is stored.
+            <RulesEditor key={JSON.stringify(rules.data.data.rules)} rules={rules.data.data.rules} methods={list} save={saveRules} />
+          )}
+        </section>
+      )}
+      <ConfirmDialog open={deleting !== null} title={`Delete ${deleting?.label ?? ''}?`} confirmLabel="Delete contact method" danger busy={remove.isPending}
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => deleting && remove.mutate(deleting.id, { onSuccess: () => saveRules.reset(), onSettled: () => setDeleting(null) })}>
+        <p>You will no longer be paged there; the rules that name it are removed too.</p>
+      </ConfirmDialog>
+    </Page>
+  );
+}

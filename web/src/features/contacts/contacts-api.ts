@@ -1,0 +1,36 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import type { CreateContactMethodBody, NotificationRule, PatchContactMethodBody } from '../../api/types';
+
+const METHODS = ['contact-methods'] as const;
+const RULES = ['notification-rules'] as const;
+
+export function useContactMethods() {
+  return useQuery({ queryKey: METHODS, queryFn: ({ signal }) => unwrap(api.GET('/users/me/contact-methods', { signal })) });
+}
+
+export function useNotificationRules() {
+  return useQuery({ queryKey: RULES, queryFn: ({ signal }) => unwrap(api.GET('/users/me/notification-rules', { signal })) });
+}
+
+/** A method's change can change the rules too (deleting one drops its rules): both are read again. */
+function useContactMutation<I, O>(fn: (input: I) => Promise<O>) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onSuccess: () => Promise.all([qc.invalidateQueries({ queryKey: METHODS }), qc.invalidateQueries({ queryKey: RULES })]),
+  });
+}
+
+export const useAddContactMethod = () =>
+  useContactMutation((body: CreateContactMethodBody) => unwrap(api.POST('/users/me/contact-methods', { body })));
+
+export const useUpdateContactMethod = () =>
+  useContactMutation(({ id, body }: { id: string; body: PatchContactMethodBody }) =>
+    unwrap(api.PATCH('/users/me/contact-methods/{id}', { params: { path: { id } }, body })));
+
+export const useDeleteContactMethod = () =>
+  useContactMutation((id: string) => unwrap(api.DELETE('/users/me/contact-methods/{id}', { params: { path: { id } } })));
+
+export const useSaveRules = () =>
+  useContactMutation((rules: NotificationRule[]) => unwrap(api.PUT('/users/me/notification-rules', { body: { rules } })));
