@@ -4,6 +4,7 @@ import { ErrorDisplay } from '../components/error-display';
 import { Loading } from '../components/page';
 import { logout } from '../features/auth/auth-api';
 import { SessionProvider, useReplaceSession, useSessionQuery } from '../features/auth/session';
+import { LiveUpdates } from '../features/live/live';
 import type { SessionView } from '../features/auth/auth-api';
 
 const NAV = [
@@ -41,6 +42,7 @@ function Nav({ session }: { session: SessionView }) {
         </ul>
       </nav>
       <div className="who">
+        <LiveUpdates />
         <span>{session.user.email} · {session.organization.name}</span>
         <button type="button" className="secondary" onClick={() => out.mutate()} disabled={out.isPending}>Sign out</button>
       </div>
