@@ -65,7 +65,7 @@ for (const kind of STORE_KINDS) {
       const alertId = await ingestAt(`${ingestServer.url}/api/inbound/webhook/${integ.body.data.token}`, { title: 'Disk full on db1', severity: 'critical' });
       const row = page.getByRole('link', { name: 'Disk full on db1' });
       await row.waitFor({ timeout: 10_000 });
-      await page.waitForFunction(() => document.title === '(1) Alerts · AlertFlow', undefined, { timeout: 10_000 });
+      await page.waitForFunction(`document.title === '(1) Alerts · AlertFlow'`, undefined, { timeout: 10_000 });
       await assertAccessible(page, 'live alerts');
       await screenshot(page, `${kind}-live-alerts`);
       await page.emulateMedia({ colorScheme: 'dark' });
@@ -77,7 +77,7 @@ for (const kind of STORE_KINDS) {
       const resolved = await apiAsBrowser(ingestServer, context, 'POST', `/alerts/${alertId}/resolve`, {});
       assert.equal(resolved.status, 200, resolved.raw);
       await row.waitFor({ state: 'detached', timeout: 10_000 });
-      await page.waitForFunction(() => document.title === 'Alerts · AlertFlow', undefined, { timeout: 10_000 });
+      await page.waitForFunction(`document.title === 'Alerts · AlertFlow'`, undefined, { timeout: 10_000 });
       assert.equal(navigations, 0, 'the page was not reloaded');
       assert.deepEqual(errors, []);
     });
