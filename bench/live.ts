@@ -15,12 +15,12 @@
  * It prints a markdown table and, unless --no-docs, writes it into docs/benchmarks.md between
  * `<!-- bench:live:begin -->` and `<!-- bench:live:end -->`.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
-import { api, childEnv, cliJson, DOC, freshStore, HOST, isInterrupted, log, machine, releaseAll, ROOT, SERVER_NODE_FLAGS, startServer, wholeNumber, type StoreKind } from './support.ts';
+import { api, childEnv, cliJson, freshStore, HOST, isInterrupted, log, machine, releaseAll, ROOT, SERVER_NODE_FLAGS, signInSession, startServer, wholeNumber, writeDocSection, type StoreKind } from './support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const BEGIN = '<!-- bench:live:begin -->';
@@ -83,12 +83,7 @@ async function benchStore(kind: StoreKind, opts: Options, browser: Browser): Pro
   const pageServer = kind === 'postgres' ? await startServer(env, SERVER_NODE_FLAGS) : ingestServer;
   const pageBase = `http://${HOST}:${pageServer.port}`;
   const integration = await api<{ data: { token: string } }>(ingestServer, 'POST', '/api/v1/integrations', created.apiKey, { name: 'bench' });
-  const login = await fetch(`${pageBase}/api/v1/auth/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@bench.test', password: PASSWORD }),
-  });
-  if (login.status !== 200) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
-  const session = /af_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
-  if (!session) throw new Error('sign-in set no af_session cookie');
+  const session = await signInSession(pageBase, 'owner@bench.test', PASSWORD);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.addCookies([{ name: 'af_session', value: session, url: pageBase }]);
@@ -145,15 +140,6 @@ function table(results: Result[], header: string, opts: Options): string {
     '|---|---|---:|---:|---:|---|---|', ...rows].join('\n');
 }
 
-function writeDoc(section: string): void {
-  let doc = readFileSync(DOC, 'utf8');
-  const block = `${BEGIN}\n${section}\n${END}`;
-  if (doc.includes(BEGIN) && doc.includes(END)) doc = `${doc.slice(0, doc.indexOf(BEGIN))}${block}${doc.slice(doc.indexOf(END) + END.length)}`;
-  else doc = `${doc.trimEnd()}\n\n## Live updates: ingest answer → row on an open page (issue 9, item 1)\n\n${block}\n`;
-  writeFileSync(DOC, doc);
-  log(`wrote ${path.relative(ROOT, DOC)}`);
-}
-
 async function main(): Promise<void> {
   const opts = readOptions(process.argv.slice(2));
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package`);
@@ -174,7 +160,7 @@ async function main(): Promise<void> {
   }
   const section = table(results, header, opts);
   process.stdout.write(`${section}\n`);
-  if (opts.writeDocs && results.length > 0) writeDoc(section);
+  if (opts.writeDocs && results.length > 0) writeDocSection(BEGIN, END, section, '## Live updates: ingest answer → row on an open page (issue 9, item 1)');
 }
 
 main().catch(async (err: unknown) => {

@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { after, before } from 'node:test';
 import { ROOT, type ServerProcess } from '../support/process.ts';
 
 /**
@@ -121,4 +122,24 @@ export async function setUpOrganization(page: Page, server: ServerProcess, owner
   await fillFirstRunSetup(page, server.output, owner, organization);
   await page.getByRole('button', { name: 'Create organization' }).click();
   await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
+}
+
+/**
+ * One Chromium for the test file, launched before its suites (with the dashboard built) and closed after; call at
+ * the top level. The returned function gives the browser inside tests and hooks.
+ */
+export function useBrowser(skip: string | null): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    if (skip) return;
+    ensureDashboardBuilt();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    assert.ok(browser, 'the browser is not running');
+    return browser;
+  };
 }

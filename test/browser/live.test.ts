@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { apiAsBrowser, assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, ingestAt, launchBrowser, screenshot, setUpOrganization, watchErrors } from './browser.ts';
+import { apiAsBrowser, assertAccessible, browserSkipReason, freePort, ingestAt, screenshot, setUpOrganization, useBrowser, watchErrors } from './browser.ts';
 
 /**
  * Live updates in Debian's Chromium against real `alertflow serve` processes: an open alerts page shows an alert
@@ -14,15 +14,7 @@ import { apiAsBrowser, assertAccessible, browserSkipReason, ensureDashboardBuilt
 const skip = browserSkipReason();
 const OWNER = { email: 'owner@example.test', password: 'correct horse battery staple', name: 'Olive Owner' };
 
-let browser: Browser;
-before(async () => {
-  if (skip) return;
-  ensureDashboardBuilt();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = useBrowser(skip);
 
 for (const kind of STORE_KINDS) {
   const two = kind === 'postgres';
@@ -37,7 +29,7 @@ for (const kind of STORE_KINDS) {
       store = await createTestStore(kind);
       const port = await freePort();
       servers.push(await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` }));
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
       page = await context.newPage();
       errors = watchErrors(page);
       await setUpOrganization(page, servers[0] as ServerProcess, OWNER);
