@@ -26,11 +26,12 @@ export function liveRepo() {
       Number((await db.selectFrom('meta').select('value').where('key', '=', PRUNED_KEY).executeTakeFirst())?.value ?? 0),
     /**
      * Deletes the rows before the first one written at or after `before` (sequence order follows time closely
-     * enough: a straggler a moment older is kept one more round) and records how far it went.
+     * enough: a straggler a moment older is kept one more round) and records how far it went. The newest row
+     * always stays: SQLite numbers a row after the highest present, so an empty table would start again at 1.
      */
     async prune(db: Kysely<DB>, before: number): Promise<number> {
       const keep = await db.selectFrom('live_events').select('seq').where('created_at', '>=', before).orderBy('seq').limit(1).executeTakeFirst();
-      const upTo = keep ? Number(keep.seq) - 1 : await this.maxSeq(db);
+      const upTo = (keep ? Number(keep.seq) : await this.maxSeq(db)) - 1;
       const r = await db.deleteFrom('live_events').where('seq', '<=', upTo).executeTakeFirst();
       if (Number(r.numDeletedRows) > 0) {
         await db.insertInto('meta').values({ key: PRUNED_KEY, value: String(upTo) })
