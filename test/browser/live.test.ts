@@ -82,5 +82,11 @@ for (const kind of STORE_KINDS) {
       await page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
       assert.equal(await page.getByLabel('Alert me on new critical alerts').isChecked(), true);
     });
+
+    it('signed out elsewhere, the open page ends its stream and goes to the sign-in page by itself', async () => {
+      const out = await apiAsBrowser(servers[0] as ServerProcess, context, 'POST', '/auth/logout');
+      assert.equal(out.status, 204, out.raw);
+      await page.waitForURL(/\/sign-in/, { timeout: 20_000 });
+    });
   });
 }

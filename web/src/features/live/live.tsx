@@ -6,7 +6,7 @@ import { ALERT_EVENTS, announces, INCIDENT_EVENTS, parseData, staleKeys, throttl
 
 const STREAM_URL = '/api/v1/events';
 /** After the server refused the stream (signed out, too many open), a new one is tried this much later. */
-const REOPEN_MS = 5_000;
+const REOPEN_MS = 10_000;
 const NOTIFY_KEY = 'alertflow.live.notifyCritical';
 
 type LiveState = 'connecting' | 'live' | 'reconnecting';
@@ -31,11 +31,13 @@ function announce(data: LiveData): void {
  * The app's one event stream while signed in: an event makes the matching cached queries stale (at most one
  * refetch per 300 ms), a reconnect or a `reset` refetches alerts and incidents, since events may have been missed.
  */
-function useLiveStream(notify: boolean): LiveState {
+function useLiveStream(notify: boolean, onRefused: () => void): LiveState {
   const qc = useQueryClient();
   const [state, setState] = useState<LiveState>('connecting');
   const notifyRef = useRef(notify);
   notifyRef.current = notify;
+  const refusedRef = useRef(onRefused);
+  refusedRef.current = onRefused;
 
   useEffect(() => {
     const refetch = throttle(300, (keys) => {
@@ -55,8 +57,12 @@ function useLiveStream(notify: boolean): LiveState {
       source.onerror = () => {
         dropped = true;
         setState('reconnecting');
-        // The browser retries by itself unless the server refused the stream outright.
-        if (source?.readyState === EventSource.CLOSED) reopen = setTimeout(open, REOPEN_MS);
+        // The browser retries by itself unless the server refused the stream outright (then the session may have ended:
+        // the shell checks, and leaves for the sign-in page if so, which closes this stream for good).
+        if (source?.readyState === EventSource.CLOSED) {
+          refusedRef.current();
+          reopen = setTimeout(open, REOPEN_MS);
+        }
       };
       for (const type of [...ALERT_EVENTS, ...INCIDENT_EVENTS]) {
         source.addEventListener(type, (e) => {
@@ -90,10 +96,13 @@ function useFiringTitle(): void {
   }, [firing.data]);
 }
 
-/** Live updates for the signed-in shell: the stream, the title count, a status line and the opt-in alerting. */
-export function LiveUpdates() {
+/**
+ * Live updates for the signed-in shell: the stream, the title count, a status line and the opt-in alerting.
+ * `onRefused`: the server refused the stream; the shell re-checks the session.
+ */
+export function LiveUpdates({ onRefused }: { onRefused: () => void }) {
   const [notify, setNotify] = useState(() => localStorage.getItem(NOTIFY_KEY) === '1');
-  const state = useLiveStream(notify);
+  const state = useLiveStream(notify, onRefused);
   useFiringTitle();
 
   const toggle = async (on: boolean) => {
