@@ -1,6 +1,4 @@
 import { Type } from 'typebox';
-import { StringEnum } from '../../http/schemas.ts';
-import { LIVE_EVENT_TYPES } from './live-fns.ts';
 
 /** The `data` of every `alert.*` / `incident.*` event: enough to decide what to refetch or announce. */
 export const LiveEventData = Type.Object({
@@ -13,5 +11,3 @@ export const LiveEventData = Type.Object({
 export const EventsQuery = Type.Object({
   lastEventId: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'For clients that cannot send the `Last-Event-ID` header: resume after this event id.' })),
 }, { additionalProperties: false });
-
-export const EventType = StringEnum([...LIVE_EVENT_TYPES, 'reset']);
