@@ -19,15 +19,15 @@
  * It prints a markdown table and, unless --no-docs, writes it into docs/benchmarks.md between
  * `<!-- bench:dashboard:begin -->` and `<!-- bench:dashboard:end -->`.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser } from 'playwright-core';
 import {
-  api, childEnv, cliJson, DOC, freshStore, HOST, isInterrupted, log, machine, releaseAll, ROOT, procTicks, SERVER_NODE_FLAGS, startServer,
-  wholeNumber, type StoreKind,
+  api, childEnv, cliJson, DOC, freshStore, HOST, isInterrupted, log, machine, releaseAll, ROOT, procTicks, SERVER_NODE_FLAGS, signInSession, startServer,
+  wholeNumber, writeDocSection, type StoreKind,
 } from './support.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -129,12 +129,7 @@ async function benchStore(kind: StoreKind, opts: Options, browser: Browser, brow
     }));
     await api(server, 'POST', `/api/inbound/webhook/${integration.data.token}`, '', { alerts });
   }
-  const login = await fetch(`${base}/api/v1/auth/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'owner@bench.test', password: PASSWORD }),
-  });
-  if (login.status !== 200) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
-  const session = /af_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
-  if (!session) throw new Error('sign-in set no af_session cookie');
+  const session = await signInSession(base, 'owner@bench.test', PASSWORD);
 
   // The floor: the same cold load of a page with no script (the JSON of /healthz), i.e. what Chromium itself costs here.
   const floorMs: number[] = [];
@@ -188,19 +183,6 @@ function table(results: Result[], header: string): string {
     '|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
-function writeDoc(section: string): void {
-  let doc = readFileSync(DOC, 'utf8');
-  const block = `${BEGIN}\n${section}\n${END}`;
-  if (doc.includes(BEGIN) && doc.includes(END)) doc = `${doc.slice(0, doc.indexOf(BEGIN))}${block}${doc.slice(doc.indexOf(END) + END.length)}`;
-  else {
-    const at = doc.indexOf('\n## How the benchmark works');
-    const add = `## Dashboard: first load\n\n${block}\n`;
-    doc = at < 0 ? `${doc.trimEnd()}\n\n${add}` : `${doc.slice(0, at + 1)}${add}\n${doc.slice(at + 1)}`;
-  }
-  writeFileSync(DOC, doc);
-  log(`wrote ${path.relative(ROOT, DOC)}`);
-}
-
 async function main(): Promise<void> {
   const opts = readOptions(process.argv.slice(2));
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package`);
@@ -225,7 +207,7 @@ async function main(): Promise<void> {
   }
   const section = table(results, header);
   process.stdout.write(`${section}\n`);
-  if (opts.writeDocs && results.length > 0) writeDoc(section);
+  if (opts.writeDocs && results.length > 0) writeDocSection(BEGIN, END, section, '## Dashboard: first load', '## How the benchmark works');
 }
 
 main().catch(async (err: unknown) => {

@@ -5,7 +5,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -450,4 +450,35 @@ export function wholeNumber(raw: string | undefined, name: string, fallback: num
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) usage(`--${name} must be a positive whole number, got "${raw}"`);
   return Number(raw);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The browser benches (bench/dashboard.ts, bench/live.ts)
+
+/** Signs `email` in through `POST /api/v1/auth/login` at `base`: the value of its `af_session` cookie. */
+export async function signInSession(base: string, email: string, password: string): Promise<string> {
+  const login = await fetch(`${base}/api/v1/auth/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }),
+  });
+  if (login.status !== 200) throw new Error(`sign-in failed: ${login.status} ${await login.text()}`);
+  const session = /af_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
+  if (!session) throw new Error('sign-in set no af_session cookie');
+  return session;
+}
+
+/**
+ * Puts `section` between the `begin` and `end` markers of docs/benchmarks.md, or, the first time, adds it as a new
+ * `heading` before `beforeHeading` (at the end when that heading is absent).
+ */
+export function writeDocSection(begin: string, end: string, section: string, heading: string, beforeHeading = ''): void {
+  let doc = readFileSync(DOC, 'utf8');
+  const block = `${begin}\n${section}\n${end}`;
+  if (doc.includes(begin) && doc.includes(end)) doc = `${doc.slice(0, doc.indexOf(begin))}${block}${doc.slice(doc.indexOf(end) + end.length)}`;
+  else {
+    const at = beforeHeading ? doc.indexOf(`\n${beforeHeading}`) : -1;
+    const add = `${heading}\n\n${block}\n`;
+    doc = at < 0 ? `${doc.trimEnd()}\n\n${add}` : `${doc.slice(0, at + 1)}${add}\n${doc.slice(at + 1)}`;
+  }
+  writeFileSync(DOC, doc);
+  log(`wrote ${path.relative(ROOT, DOC)}`);
 }

@@ -14,6 +14,8 @@ import { heartbeatsRepo } from './modules/heartbeats/heartbeats-repo.ts';
 import { heartbeatsService } from './modules/heartbeats/heartbeats-service.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
 import { incidentsService } from './modules/incidents/incidents-service.ts';
+import { liveRepo } from './modules/live/live-repo.ts';
+import { liveService } from './modules/live/live-service.ts';
 import { createMetrics } from './infra/metrics.ts';
 import { limiterFactory } from './infra/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
@@ -57,6 +59,12 @@ async function serverSecret(store: Store): Promise<string> {
 
 /** How long shutdown waits for running jobs before handing them back to the queue. */
 const JOB_STOP_TIMEOUT_MS = 10_000;
+/** Live events are kept an hour: a dashboard away longer refetches everything. */
+const LIVE_RETENTION_MS = 3_600_000;
+const LIVE_PRUNE_EVERY_MS = 300_000;
+/** The event stream's pace: heartbeat, credential re-check, and how much unread output a client may leave. */
+const LIVE_STREAM_TIMING = { heartbeatMs: 15_000, recheckMs: 2_000, maxBufferBytes: 1024 * 1024 };
+
 /** Failed sign-ins are counted over 15 minutes. */
 const SIGN_IN_WINDOW_SECONDS = 900;
 
@@ -147,6 +155,17 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     store, repo: heartbeatsRepo(), clients: clientRows, ingest, audit, clock, cursors, log, baseUrl: config.baseUrl, nudge: relay.nudge,
   });
   const heartbeatChecker = workers ? heartbeats.startChecker(config.heartbeatCheckSeconds * 1000) : undefined;
+  const live = liveService({
+    store, repo: liveRepo(), clock, log,
+    // PostgreSQL wakes the poller by NOTIFY, so its poll is only a fallback; SQLite has no such signal.
+    opts: {
+      pollMs: config.store.kind === 'postgres' ? 2_000 : 250,
+      listenUrl: config.store.kind === 'postgres' ? config.store.url : null,
+      maxStreamsPerOrg: 50,
+      retentionMs: LIVE_RETENTION_MS,
+    },
+  });
+  const livePruner = workers ? live.startPruner(LIVE_PRUNE_EVERY_MS) : undefined;
   const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, queue, clock, log });
   if (workers) {
     // One organization's deliveries leave workers free for the others'; retries have workers of their own. Workflow
@@ -184,12 +203,16 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     queue,
     relay,
     runner,
+    live,
+    liveTiming: LIVE_STREAM_TIMING,
     /**
      * Stops taking jobs and lets running ones finish (handing back what does not), flushes buffered audit
      * events and counters, then closes Redis and the store.
      */
     async close(): Promise<void> {
       await relay.stop();
+      await live.stop();
+      await livePruner?.stop();
       await queue.stop(JOB_STOP_TIMEOUT_MS);
       await sweeper?.stop();
       await heartbeatChecker?.stop();

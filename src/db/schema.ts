@@ -130,6 +130,7 @@ export interface DB {
     updated_at: number;
   };
   alert_events: { id: Generated<number>; org_id: string; alert_id: string; type: string; created_at: number };
+  live_events: { seq: Generated<number>; org_id: string; type: string; entity_id: string; status: string; severity: string; title: string; created_at: number };
   jobs: {
     id: string;
     queue: string;

@@ -16,6 +16,7 @@ import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
 import { heartbeatPingRoutes, heartbeatsRoutes } from '../modules/heartbeats/heartbeats-routes.ts';
 import { ingestRoutes, isIngestUrl, refuseIngestToken } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
+import { liveRoutes } from '../modules/live/live-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
 import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
 import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
@@ -125,8 +126,13 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
 
   // A change that committed may have written alert events (database triggers): relay them now, not at the next poll.
   app.addHook('onResponse', async (req, reply) => {
-    if (req.method !== 'GET' && reply.statusCode < 300) c.relay.nudge();
+    if (req.method !== 'GET' && reply.statusCode < 300) {
+      c.relay.nudge();
+      c.live.nudge();
+    }
   });
+  // Open event streams are not idle connections: end them, or closing would wait for them forever.
+  app.addHook('preClose', async () => c.live.closeAll());
 
   ingestRoutes(app, c);
   await heartbeatPingRoutes(app, c);
@@ -151,6 +157,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     incidentsRoutes(api, c.incidents);
     heartbeatsRoutes(api, c.heartbeats);
     contactsRoutes(api, c.contacts);
+    liveRoutes(api, { live: c.live, apiKeys: c.apiKeys, auth: c.auth, timing: c.liveTiming });
   }, { prefix: '/api/v1' });
 
   return app;

@@ -137,3 +137,15 @@ export function restAuth(deps: { apiKeys: ApiKeysService; auth: AuthService; lim
     },
   };
 }
+
+/**
+ * Asks again whether the credential of `req` is still good, without counting a use: its scopes now, or null
+ * once the key is revoked or expired, or the session ended or its member removed. For requests that outlive
+ * their authentication (the event stream).
+ */
+export function recheckOf(req: FastifyRequest, deps: { apiKeys: ApiKeysService; auth: AuthService }): () => Promise<ReadonlySet<string> | null> {
+  const key = bearerToken(req.headers.authorization);
+  if (key !== undefined) return async () => (await deps.apiKeys.authenticate(key))?.scopes ?? null;
+  const cookie = req.cookies[SESSION_COOKIE] ?? '';
+  return () => deps.auth.scopesOf(cookie);
+}

@@ -47,6 +47,7 @@ describe('served OpenAPI document', () => {
       'get /users/me/contact-methods', 'post /users/me/contact-methods', 'get /users/me/contact-methods/{id}', 'put /users/me/contact-methods/{id}',
       'patch /users/me/contact-methods/{id}', 'delete /users/me/contact-methods/{id}', 'get /users/me/notification-rules', 'put /users/me/notification-rules',
       'get /users/{id}/contact-methods',
+      'get /events',
       ...AUTH_OPERATIONS,
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
@@ -116,5 +117,30 @@ describe('served OpenAPI document', () => {
     assert.equal(scopeOf('get', '/incidents/{id}'), 'incidents:read');
     assert.equal(scopeOf('put', '/incidents/{id}'), 'incidents:write');
     assert.equal(scopeOf('patch', '/incidents/{id}'), 'incidents:write');
+    assert.equal(scopeOf('get', '/events'), 'alerts:read');
+  });
+
+  it('documents GET /events as a text/event-stream whose events match the documented data schema', async () => {
+    const { Ajv } = await import('ajv');
+    const { openSse } = await import('../support/sse.ts');
+    const op = doc.paths['/events']?.get as Operation & { responses: Record<string, { content?: Record<string, { schema: object }> }> };
+    const schema = op.responses['200']?.content?.['text/event-stream']?.schema;
+    assert.ok(schema, 'the 200 response is text/event-stream with the data schema');
+    for (const type of ['alert.created', 'alert.updated', 'alert.resolved', 'incident.created', 'incident.updated', 'reset', 'Last-Event-ID']) {
+      assert.ok(op.description?.includes(type), `the description names ${type}`);
+    }
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = h.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const stream = await openSse(`http://127.0.0.1:${port}/api/v1/events`, { authorization: `Bearer ${h.org.key}` });
+    assert.equal(stream.status, 200);
+    assert.match(stream.contentType, /^text\/event-stream/);
+    const integration = await h.integration();
+    await h.ingestAlert(integration.path, { title: 'documented', severity: 'high' });
+    const first = await stream.next(() => true);
+    stream.close();
+    assert.equal(first.event, 'alert.created');
+    const validate = new Ajv({ strict: false }).compile(schema);
+    assert.ok(validate(first.data), JSON.stringify(validate.errors));
   });
 });

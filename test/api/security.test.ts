@@ -236,3 +236,33 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+for (const kind of STORE_KINDS) {
+  describe(`security of the event stream GET /events (${kind})`, () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness(kind);
+      await h.app.listen({ port: 0, host: '127.0.0.1' });
+    });
+    after(() => h.close());
+
+    it("never carries another organization's events, even when resuming from before them", async () => {
+      const { openSse } = await import('../support/sse.ts');
+      const address = h.app.server.address();
+      const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/v1/events`;
+      const other = await h.newOrg('Other');
+      const theirs = await h.integration(other);
+      const ours = await h.integration();
+      const live = await openSse(base, { authorization: `Bearer ${h.org.key}` });
+      await h.ingest(theirs.path, { title: 'secret-title', severity: 'critical' });
+      const mine = await h.ingestAlert(ours.path, { title: 'ours', severity: 'low' });
+      await live.next((e) => e.data.id === mine);
+      const resumed = await openSse(base, { authorization: `Bearer ${h.org.key}`, 'last-event-id': '0' });
+      await resumed.next((e) => e.data.id === mine);
+      for (const s of [live, resumed]) {
+        assert.ok(s.events.every((e) => e.data.title !== 'secret-title'), 'another organization\'s event leaked');
+        s.close();
+      }
+    });
+  });
+}

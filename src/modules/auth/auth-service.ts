@@ -124,6 +124,16 @@ export function authService(deps: {
     },
 
     /**
+     * The scopes of a session still in use, or null (unknown, expired, signed out, member removed). Reads only:
+     * an open event stream re-checks its session with this, and must not keep an idle session alive.
+     */
+    async scopesOf(sessionId: string): Promise<ReadonlySet<string> | null> {
+      const row = await repo.find(store.db, hashToken(sessionId));
+      if (!row || clock.now() >= sessionExpiry({ createdAt: row.created_at, lastSeenAt: row.last_seen_at }, sessionLimits)) return null;
+      return new Set(scopesOfRole(row.role as Role));
+    },
+
+    /**
      * Email and password → a new session. Failures count per address and per account (email), and either
      * budget spent refuses further tries, right or wrong, until its window ends.
      */

@@ -1,9 +1,10 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { ErrorDisplay } from '../components/error-display';
 import { Loading } from '../components/page';
 import { logout } from '../features/auth/auth-api';
-import { SessionProvider, useReplaceSession, useSessionQuery } from '../features/auth/session';
+import { sessionQuery, SessionProvider, useReplaceSession, useSessionQuery } from '../features/auth/session';
+import { LiveUpdates } from '../features/live/live';
 import type { SessionView } from '../features/auth/auth-api';
 
 const NAV = [
@@ -24,6 +25,7 @@ const NAV = [
 function Nav({ session }: { session: SessionView }) {
   const replace = useReplaceSession();
   const navigate = useNavigate();
+  const qc = useQueryClient();
   const out = useMutation({
     mutationFn: logout,
     onSuccess: () => {
@@ -41,6 +43,7 @@ function Nav({ session }: { session: SessionView }) {
         </ul>
       </nav>
       <div className="who">
+        <LiveUpdates onRefused={() => void qc.invalidateQueries({ queryKey: sessionQuery.queryKey })} />
         <span>{session.user.email} · {session.organization.name}</span>
         <button type="button" className="secondary" onClick={() => out.mutate()} disabled={out.isPending}>Sign out</button>
       </div>

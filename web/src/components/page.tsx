@@ -1,9 +1,22 @@
 import { useEffect, type ReactNode } from 'react';
 
+let titleBase = 'AlertFlow';
+let titleLead = '';
+const renderTitle = () => {
+  document.title = `${titleLead}${titleBase}`;
+};
+
+/** Text put before every page's title (the live updates' firing count, `(3) `). */
+export function setTitlePrefix(prefix: string): void {
+  titleLead = prefix;
+  renderTitle();
+}
+
 /** A page's heading, its actions, and the document title. */
 export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
   useEffect(() => {
-    document.title = `${title} · AlertFlow`;
+    titleBase = `${title} · AlertFlow`;
+    renderTitle();
   }, [title]);
   return (
     <section className="page">
