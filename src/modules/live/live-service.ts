@@ -109,6 +109,8 @@ export function liveService(deps: { store: Store; repo: LiveRepo; clock: Clock; 
         await client.connect();
         await client.query(`listen ${LISTEN_CHANNEL}`);
         listener = { end: async () => { ended = true; await client.end().catch(() => undefined); } };
+        // stop() may have run while this connection was being made: it found no listener to end.
+        if (stopped) return void (await listener.end());
         nudge();
       } catch (err) {
         log.warn({ error: errorSummary(err) }, 'live events LISTEN failed; polling until it reconnects');
