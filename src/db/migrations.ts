@@ -535,6 +535,98 @@ function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('heartbeats_due').on('heartbeats').columns(['due_at']).execute();
       },
     },
+    '0014_escalations': {
+      async up(db: Kysely<any>) {
+        // A notification's source: a workflow action (as before), an escalation step, a heartbeat or a handoff notice.
+        // Only workflow notifications name a workflow and action, so those two become nullable. SQLite cannot drop
+        // NOT NULL in place: the table is rebuilt with the same rows and indexes.
+        if (dialect === 'postgres') {
+          await sql`alter table notifications alter column workflow_id drop not null`.execute(db);
+          await sql`alter table notifications alter column action_index drop not null`.execute(db);
+          await db.schema.alterTable('notifications').addColumn('source', 'text', (c) => c.notNull().defaultTo('workflow')).execute();
+          await db.schema.alterTable('notifications').addColumn('escalation_id', 'text').execute();
+          await db.schema.alterTable('notifications').addColumn('step', 'integer').execute();
+          await db.schema.alterTable('notifications').addColumn('recipient_id', 'text').execute();
+        } else {
+          await db.schema.createTable('notifications_new')
+            .addColumn('id', 'text', (c) => c.primaryKey())
+            .addColumn('org_id', 'text', (c) => c.notNull())
+            .addColumn('alert_id', 'text', (c) => c.notNull())
+            .addColumn('incident_id', 'text')
+            .addColumn('workflow_id', 'text')
+            .addColumn('action_index', 'integer')
+            .addColumn('channel', 'text', (c) => c.notNull())
+            .addColumn('target', 'text', (c) => c.notNull())
+            .addColumn('status', 'text', (c) => c.notNull())
+            .addColumn('attempts', 'integer', (c) => c.notNull())
+            .addColumn('last_error', 'text')
+            .addColumn('response_status', 'integer')
+            .addColumn('created_at', t.ts, (c) => c.notNull())
+            .addColumn('updated_at', t.ts, (c) => c.notNull())
+            .addColumn('sent_at', t.ts)
+            .addColumn('idempotency_key', 'text', (c) => c.notNull().unique())
+            .addColumn('source', 'text', (c) => c.notNull().defaultTo('workflow'))
+            .addColumn('escalation_id', 'text')
+            .addColumn('step', 'integer')
+            .addColumn('recipient_id', 'text')
+            .execute();
+          await sql`insert into notifications_new (id, org_id, alert_id, incident_id, workflow_id, action_index, channel, target, status,
+                      attempts, last_error, response_status, created_at, updated_at, sent_at, idempotency_key)
+                    select id, org_id, alert_id, incident_id, workflow_id, action_index, channel, target, status,
+                      attempts, last_error, response_status, created_at, updated_at, sent_at, idempotency_key from notifications`.execute(db);
+          await db.schema.dropTable('notifications').execute();
+          await sql`alter table notifications_new rename to notifications`.execute(db);
+          await db.schema.createIndex('notifications_alert').on('notifications').columns(['alert_id', 'created_at', 'id']).execute();
+          await db.schema.createIndex('notifications_incident').on('notifications').columns(['incident_id', 'created_at', 'id']).execute();
+        }
+
+        await db.schema.createTable('escalation_policies')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull().references('orgs.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('steps', t.json, (c) => c.notNull())
+          .addColumn('repeat', 'integer', (c) => c.notNull())
+          .addColumn('created_at', t.ts, (c) => c.notNull())
+          .addColumn('updated_at', t.ts, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('escalation_policies_org_created').on('escalation_policies').columns(['org_id', 'created_at', 'id']).execute();
+
+        // A running escalation keeps a copy of its policy's steps: editing or deleting the policy changes no page under way.
+        await db.schema.createTable('escalations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('incident_id', 'text', (c) => c.notNull())
+          .addColumn('policy_id', 'text', (c) => c.notNull())
+          .addColumn('alert_id', 'text', (c) => c.notNull())
+          .addColumn('policy', t.json, (c) => c.notNull())
+          .addColumn('assignee_id', 'text')
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('repeat', 'integer', (c) => c.notNull())
+          .addColumn('step', 'integer', (c) => c.notNull())
+          .addColumn('started_at', t.ts, (c) => c.notNull())
+          .addColumn('stopped_at', t.ts)
+          .addColumn('stop_reason', 'text')
+          .execute();
+        await sql`create unique index escalations_one_active on escalations (incident_id) where status = 'active'`.execute(db);
+        // Each fired step once: the step job claims its row before it pages anyone.
+        await db.schema.createTable('escalation_steps')
+          .addColumn('escalation_id', 'text', (c) => c.notNull())
+          .addColumn('repeat', 'integer', (c) => c.notNull())
+          .addColumn('step', 'integer', (c) => c.notNull())
+          .addColumn('fired_at', t.ts, (c) => c.notNull())
+          .addPrimaryKeyConstraint('escalation_steps_pk', ['escalation_id', 'repeat', 'step'])
+          .execute();
+        // Acknowledge links are stateless (signed); a use is recorded so a second one says "already used".
+        await db.schema.createTable('page_link_uses')
+          .addColumn('token_hash', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('incident_id', 'text', (c) => c.notNull())
+          .addColumn('recipient_id', 'text')
+          .addColumn('action', 'text', (c) => c.notNull())
+          .addColumn('used_at', t.ts, (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

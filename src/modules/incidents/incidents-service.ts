@@ -42,7 +42,10 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
     id: n.id,
     type: n.status === 'sent' ? 'notification_sent' : 'notification_failed',
     actor: SYSTEM,
-    data: { notificationId: n.id, channel: n.channel, target: n.target, attempts: Number(n.attempts), ...(n.last_error !== null && { error: n.last_error }) },
+    data: {
+      notificationId: n.id, source: n.source, channel: n.channel, target: n.target, attempts: Number(n.attempts),
+      ...(n.step !== null && { step: Number(n.step) }), ...(n.recipient_id !== null && { recipientId: n.recipient_id }), ...(n.last_error !== null && { error: n.last_error }),
+    },
     createdAt: iso(n.sent_at ?? n.updated_at),
   });
 
