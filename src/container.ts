@@ -10,8 +10,12 @@ import { sqliteQueue } from './infra/queue/sqlite-queue.ts';
 import { groupCap } from './infra/queue/fairness-fns.ts';
 import { eventRelay, type AlertEvent } from './modules/automation/event-relay.ts';
 import { workflowRunner, type DeliveryJob } from './modules/automation/workflow-runner.ts';
+import { escalationsRepo } from './modules/escalations/escalations-repo.ts';
+import { escalationsService, type EscalationJob } from './modules/escalations/escalations-service.ts';
+import { pageLinksService } from './modules/escalations/page-links-service.ts';
 import { heartbeatsRepo } from './modules/heartbeats/heartbeats-repo.ts';
 import { heartbeatsService } from './modules/heartbeats/heartbeats-service.ts';
+import type { MemberContacts } from './modules/notifications/channels/channel.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
 import { incidentsService } from './modules/incidents/incidents-service.ts';
 import { createMetrics } from './infra/metrics.ts';
@@ -66,7 +70,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const workers = opts.workers ?? config.jobs.workers;
   const { store } = await openMigratedStore(config.store);
   const metrics = createMetrics({ store, now: () => Date.now() });
-  const cursors = new CursorCodec(await serverSecret(store));
+  const secret = await serverSecret(store);
+  const cursors = new CursorCodec(secret);
 
   // Loaded only when configured: a single instance on the embedded store needs no Redis client.
   const redis = config.redisUrl
@@ -93,7 +98,15 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
   const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });
-  const incidents = incidentsService({ store, repo: incidentsRepo(), clock, cursors });
+  const incidentRows = incidentsRepo();
+  // Acknowledging, resolving or reassigning an incident stops or restarts its escalation (made further down).
+  const incidents = incidentsService({
+    store, repo: incidentRows, clock, cursors,
+    escalation: {
+      incidentAnswered: (...args) => escalations.incidentAnswered(...args),
+      incidentReassigned: (...args) => escalations.incidentReassigned(...args),
+    },
+  });
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const users = usersService({
     store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
@@ -132,6 +145,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     // The on-call user's email when the email is sent.
     onCallEmail: async (orgId, scheduleId, at) => (await schedules.currentOnCall(orgId, scheduleId, at))?.email ?? null,
     onAttempt: metrics.delivery,
+    pageLinks: (row) => escalations.pageLinks(row),
   });
 
   // Follow-up work of alert changes: the outbox relay feeds the queue, the runner runs workflows and deliveries.
@@ -144,7 +158,22 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     store, repo: heartbeatsRepo(), clients: clientRows, ingest, audit, clock, cursors, log, baseUrl: config.baseUrl, nudge: relay.nudge,
   });
   const heartbeatChecker = workers ? heartbeats.startChecker(config.heartbeatCheckSeconds * 1000) : undefined;
-  const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, queue, clock, log });
+  // Until the contacts module plugs in members' own contact methods, a member is paged by email at their account address.
+  const userRows = usersRepo();
+  const members: MemberContacts = {
+    planFor: async (orgId, userId) => {
+      const user = await userRows.get(store.db, orgId, userId);
+      return user ? [{ afterMinutes: 0, channel: 'email', target: { to: user.email } }] : [];
+    },
+  };
+  const escalationRows = escalationsRepo();
+  const escalations = escalationsService({
+    store, repo: escalationRows, incidents: incidentRows, audit, clock, cursors, queue, schedules, members, notifications,
+    queueDelivery: (db, delivery) => runner.queueDelivery(db, delivery),
+    minuteMs: config.escalationMinuteMs, secret, baseUrl: config.baseUrl, log,
+  });
+  const pageLinks = pageLinksService({ store, repo: escalationRows, incidents, audit, clock, secret });
+  const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, escalations, queue, clock, log });
   if (workers) {
     // One organization's deliveries leave workers free for the others'; retries have workers of their own. Workflow
     // runs are short database work, ordered by fair priority but not capped (a lone tenant keeps every worker).
@@ -152,6 +181,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data));
     await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), fair);
     await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), fair);
+    await queue.work<EscalationJob>('escalations', (job) => escalations.handleJob(job.data));
     relay.start();
   }
 
@@ -177,6 +207,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     schedules,
     incidents,
     heartbeats,
+    escalations,
+    pageLinks,
     queue,
     relay,
     runner,

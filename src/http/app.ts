@@ -12,6 +12,8 @@ import { auditRoutes } from '../modules/audit/audit-routes.ts';
 import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
+import { escalationsRoutes } from '../modules/escalations/escalations-routes.ts';
+import { pageLinkRoutes } from '../modules/escalations/page-links-routes.ts';
 import { heartbeatPingRoutes, heartbeatsRoutes } from '../modules/heartbeats/heartbeats-routes.ts';
 import { ingestRoutes, isIngestUrl, refuseIngestToken } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
@@ -129,6 +131,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
 
   ingestRoutes(app, c);
   await heartbeatPingRoutes(app, c);
+  await pageLinkRoutes(app, c.pageLinks);
 
   const auth = restAuth(c);
   await app.register(async (api) => {
@@ -149,6 +152,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     workflowsRoutes(api, c.workflows);
     incidentsRoutes(api, c.incidents);
     heartbeatsRoutes(api, c.heartbeats);
+    escalationsRoutes(api, c.escalations);
   }, { prefix: '/api/v1' });
 
   return app;
