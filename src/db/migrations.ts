@@ -539,46 +539,22 @@ function migrations(dialect: Dialect): Record<string, Migration> {
       async up(db: Kysely<any>) {
         // A notification's source: a workflow action (as before), an escalation step, a heartbeat or a handoff notice.
         // Only workflow notifications name a workflow and action, so those two become nullable. SQLite cannot drop
-        // NOT NULL in place: the table is rebuilt with the same rows and indexes.
-        if (dialect === 'postgres') {
-          await sql`alter table notifications alter column workflow_id drop not null`.execute(db);
-          await sql`alter table notifications alter column action_index drop not null`.execute(db);
-          await db.schema.alterTable('notifications').addColumn('source', 'text', (c) => c.notNull().defaultTo('workflow')).execute();
-          await db.schema.alterTable('notifications').addColumn('escalation_id', 'text').execute();
-          await db.schema.alterTable('notifications').addColumn('step', 'integer').execute();
-          await db.schema.alterTable('notifications').addColumn('recipient_id', 'text').execute();
-        } else {
-          await db.schema.createTable('notifications_new')
-            .addColumn('id', 'text', (c) => c.primaryKey())
-            .addColumn('org_id', 'text', (c) => c.notNull())
-            .addColumn('alert_id', 'text', (c) => c.notNull())
-            .addColumn('incident_id', 'text')
-            .addColumn('workflow_id', 'text')
-            .addColumn('action_index', 'integer')
-            .addColumn('channel', 'text', (c) => c.notNull())
-            .addColumn('target', 'text', (c) => c.notNull())
-            .addColumn('status', 'text', (c) => c.notNull())
-            .addColumn('attempts', 'integer', (c) => c.notNull())
-            .addColumn('last_error', 'text')
-            .addColumn('response_status', 'integer')
-            .addColumn('created_at', t.ts, (c) => c.notNull())
-            .addColumn('updated_at', t.ts, (c) => c.notNull())
-            .addColumn('sent_at', t.ts)
-            .addColumn('idempotency_key', 'text', (c) => c.notNull().unique())
-            .addColumn('source', 'text', (c) => c.notNull().defaultTo('workflow'))
-            .addColumn('escalation_id', 'text')
-            .addColumn('step', 'integer')
-            .addColumn('recipient_id', 'text')
-            .execute();
-          await sql`insert into notifications_new (id, org_id, alert_id, incident_id, workflow_id, action_index, channel, target, status,
-                      attempts, last_error, response_status, created_at, updated_at, sent_at, idempotency_key)
-                    select id, org_id, alert_id, incident_id, workflow_id, action_index, channel, target, status,
-                      attempts, last_error, response_status, created_at, updated_at, sent_at, idempotency_key from notifications`.execute(db);
-          await db.schema.dropTable('notifications').execute();
-          await sql`alter table notifications_new rename to notifications`.execute(db);
-          await db.schema.createIndex('notifications_alert').on('notifications').columns(['alert_id', 'created_at', 'id']).execute();
-          await db.schema.createIndex('notifications_incident').on('notifications').columns(['incident_id', 'created_at', 'id']).execute();
+        // NOT NULL in place: each column is renamed, added again without it, copied and the old one dropped.
+        for (const column of ['workflow_id', 'action_index']) {
+          if (dialect === 'postgres') {
+            await sql`alter table notifications alter column ${sql.ref(column)} drop not null`.execute(db);
+            continue;
+          }
+          const old = `${column}_0003`;
+          await sql`alter table notifications rename column ${sql.ref(column)} to ${sql.ref(old)}`.execute(db);
+          await sql`alter table notifications add column ${sql.ref(column)} ${sql.raw(column === 'action_index' ? 'integer' : 'text')}`.execute(db);
+          await sql`update notifications set ${sql.ref(column)} = ${sql.ref(old)}`.execute(db);
+          await sql`alter table notifications drop column ${sql.ref(old)}`.execute(db);
         }
+        await db.schema.alterTable('notifications').addColumn('source', 'text', (c) => c.notNull().defaultTo('workflow')).execute();
+        await db.schema.alterTable('notifications').addColumn('escalation_id', 'text').execute();
+        await db.schema.alterTable('notifications').addColumn('step', 'integer').execute();
+        await db.schema.alterTable('notifications').addColumn('recipient_id', 'text').execute();
 
         await db.schema.createTable('escalation_policies')
           .addColumn('id', 'text', (c) => c.primaryKey())
