@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '../support/eventually.ts';
-import { createIntegration, createOrg, runCli, sleep, startServer, stopAll, type CreatedOrg, type ServerProcess } from '../support/process.ts';
+import { addMember, createIntegration, createOrg, sleep, startServer, stopAll, type CreatedOrg, type ServerProcess } from '../support/process.ts';
 import { startHttpSink, startSmtpSink, type HttpSink, type SmtpSink } from '../support/sinks.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
 
@@ -49,18 +49,14 @@ for (const kind of STORE_KINDS) {
     const incidentOf = async (alertId: string) => eventually('the incident', async () => ((await api('GET', `/alerts/${alertId}`)).data.incidentId as string | null) ?? undefined);
 
     before(async () => {
-      store = await createTestStore(kind);
-      smtp = await startSmtpSink();
-      web = await startHttpSink();
+      [store, smtp, web] = await Promise.all([createTestStore(kind), startSmtpSink(), startHttpSink()]);
       await start();
       org = await createOrg(store.url);
-      const added = await runCli(['user', 'add', '--org', org.org.id, '--email', 'olga@acme.test', '--name', 'Olga Oncall', '--json'], { DATABASE_URL: store.url });
-      assert.equal(added.code, 0, added.stderr);
-      oncall = JSON.parse(added.stdout).user;
+      oncall = await addMember(store.url, org.org.id, 'olga@acme.test', 'Olga Oncall');
       ingestPath = (await createIntegration(server, org.apiKey)).path;
-      const schedule = await api('POST', '/schedules', {
-        name: 'Primary', layers: [{ name: 'Week', startsAt: new Date(Date.now() - 3_600_000).toISOString(), rotation: 'weekly', users: [oncall.id] }],
-      });
+      // Olga is on call around the clock.
+      const since = new Date(Date.now() - 3_600_000).toISOString();
+      const schedule = await api('POST', '/schedules', { name: 'Primary', layers: [{ name: 'Week', startsAt: since, rotation: 'weekly', users: [oncall.id] }] });
       // Step 1: the on-call, by email (no contact methods: their account address). Step 2: the team's Slack and
       // ntfy. Step 3 is there to show it never comes, and so is the repeat.
       const policy = await api('POST', '/escalation-policies', {
