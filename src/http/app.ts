@@ -37,8 +37,8 @@ const trustHops = (hops: number) => (_address: string, hop: number): boolean => 
 
 export const API_VERSION = '0.1.0';
 
-/** The ingest token is a credential: it never reaches a log line. */
-const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/(?:webhook|heartbeat)\/)[^/?#]+/, '$1[redacted]');
+/** The ingest token and a page's acknowledge link are credentials: they never reach a log line. */
+const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/(?:webhook|heartbeat)\/|^\/links\/)[^/?#]+/, '$1[redacted]');
 
 export async function buildApp(c: Container, log: Logger, opts: { role?: Role } = {}) {
   const app = Fastify({
