@@ -64,3 +64,7 @@ export type Heartbeat = Ok<paths['/heartbeats/{id}']['get']>['data'];
 export type NewHeartbeat = Ok<paths['/heartbeats']['post']>['data'];
 export type CreateHeartbeatBody = Body<paths['/heartbeats']['post']>;
 export type PatchHeartbeatBody = Body<paths['/heartbeats/{id}']['patch']>;
+export type EscalationPolicy = Ok<paths['/escalation-policies/{id}']['get']>['data'];
+export type CreateEscalationPolicyBody = Body<paths['/escalation-policies']['post']>;
+export type EscalationStep = EscalationPolicy['steps'][number];
+export type EscalationTarget = EscalationStep['targets'][number];

@@ -12,6 +12,7 @@ const NAV = [
   { to: '/oncall', label: 'On call' },
   { to: '/integrations', label: 'Integrations' },
   { to: '/heartbeats', label: 'Heartbeats' },
+  { to: '/escalation-policies', label: 'Escalation' },
   { to: '/workflows', label: 'Workflows' },
   { to: '/suppression', label: 'Suppression' },
   { to: '/clients', label: 'Clients' },
