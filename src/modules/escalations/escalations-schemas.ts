@@ -11,27 +11,33 @@ export const MAX_REPEAT = 5;
 
 const Id = Type.String({ minLength: 1, maxLength: 200 });
 
-/** A channel target: its shape is the channel's own (checked against the registry when saved). */
-const ChannelTarget = Type.Object({
-  type: StringEnum(['channel'] as const),
-  channel: StringEnum(CHANNEL_TYPES),
-  target: Type.Unsafe<Record<string, unknown>>({
-    description: `The channel's target: ${CHANNEL_TYPES.map((c) => `${c} \`${Object.keys((CHANNELS[c].target as { properties: object }).properties).join(', ')}\``).join('; ')}.`,
-    anyOf: CHANNEL_TYPES.map((c) => CHANNELS[c].target),
-  }),
-}, { additionalProperties: false, description: 'A channel (a team room, a shared webhook).' });
+const CHANNEL_SHAPES = CHANNEL_TYPES.map((c) => `${c} \`{${Object.keys((CHANNELS[c].target as { properties: object }).properties).join(', ')}}\``).join('; ');
 
-export const Target = Type.Union([
-  Type.Object({ type: StringEnum(['user'] as const), id: Id }, { additionalProperties: false, description: 'A member, paged by their contact methods (by email at their account address when they have none).' }),
-  Type.Object({ type: StringEnum(['schedule'] as const), id: Id }, { additionalProperties: false, description: 'Whoever is on call in the schedule when the step fires.' }),
-  ChannelTarget,
-]);
-export type Target = Static<typeof Target>;
+/**
+ * The three kinds of target. A channel's `target` is text by name here and checked against that channel's own
+ * schema when the policy is saved (checkSteps), so a mistake is reported once, at its own path.
+ */
+const targetForms = (out: boolean) => [
+  Type.Object({ type: StringEnum(['user'] as const), id: out ? Type.String() : Id }, { additionalProperties: false, description: 'A member, paged by their contact methods (by email at their account address when they have none).' }),
+  Type.Object({ type: StringEnum(['schedule'] as const), id: out ? Type.String() : Id }, { additionalProperties: false, description: 'Whoever is on call in the schedule when the step fires.' }),
+  Type.Object({
+    type: StringEnum(['channel'] as const),
+    channel: StringEnum(CHANNEL_TYPES),
+    target: Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 5, description: `The channel's target: ${CHANNEL_SHAPES}.` }),
+  }, { additionalProperties: false, description: 'A channel (a team room, a shared webhook).' }),
+];
+export type Target = Static<ReturnType<typeof targetForms>[number]>;
 
-export const Step = Type.Object({
+/** Received: `oneOf` with a discriminator on `type`, so only the form `type` names is checked and a problem is reported once. */
+const TargetInput = Type.Unsafe<Target>({ oneOf: targetForms(false), discriminator: { propertyName: 'type' } });
+const TargetOutput = Type.Unsafe<Target>({ anyOf: targetForms(true) });
+
+const stepOf = (target: typeof TargetInput) => Type.Object({
   delayMinutes: Type.Integer({ minimum: 0, maximum: MAX_DELAY_MINUTES, description: 'Minutes after this step before the next one (or the next round) fires, 0–1440.' }),
-  targets: Type.Array(Target, { minItems: 1, maxItems: MAX_TARGETS }),
+  targets: Type.Array(target, { minItems: 1, maxItems: MAX_TARGETS }),
 }, { additionalProperties: false });
+export const Step = stepOf(TargetInput);
+const StepOutput = stepOf(TargetOutput);
 export type Step = Static<typeof Step>;
 
 const editable = {
@@ -43,7 +49,7 @@ const editable = {
 export const EscalationPolicy = Type.Object({
   id: Type.String(),
   name: Type.String(),
-  steps: Type.Array(Step),
+  steps: Type.Array(StepOutput),
   repeat: Type.Integer(),
   createdAt: Timestamp,
   updatedAt: Timestamp,

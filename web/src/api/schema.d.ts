@@ -19468,31 +19468,9 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `to`; webhook `url, secret`; slack `webhookUrl`; teams `webhookUrl`; ntfy `serverUrl, topic, token`. */
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
                                         target: {
-                                            /**
-                                             * Format: email
-                                             * @description One address.
-                                             */
-                                            to: string;
-                                        } | {
-                                            /** @description http or https. */
-                                            url: string;
-                                            /** @description Signs the body: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. */
-                                            secret?: string;
-                                        } | {
-                                            /** @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description The ntfy server, e.g. https://ntfy.example.com (self-hosted: no vendor relay). */
-                                            serverUrl: string;
-                                            /** @description The topic subscribers listen on. */
-                                            topic: string;
-                                            /** @description An access token, sent as `Authorization: Bearer`. */
-                                            token?: string;
+                                            [key: string]: string;
                                         };
                                     })[];
                                 }[];
@@ -19681,31 +19659,9 @@ export interface paths {
                                 type: "channel";
                                 /** @enum {string} */
                                 channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The channel's target: email `to`; webhook `url, secret`; slack `webhookUrl`; teams `webhookUrl`; ntfy `serverUrl, topic, token`. */
+                                /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
                                 target: {
-                                    /**
-                                     * Format: email
-                                     * @description One address.
-                                     */
-                                    to: string;
-                                } | {
-                                    /** @description http or https. */
-                                    url: string;
-                                    /** @description Signs the body: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. */
-                                    secret?: string;
-                                } | {
-                                    /** @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). */
-                                    webhookUrl: string;
-                                } | {
-                                    /** @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). */
-                                    webhookUrl: string;
-                                } | {
-                                    /** @description The ntfy server, e.g. https://ntfy.example.com (self-hosted: no vendor relay). */
-                                    serverUrl: string;
-                                    /** @description The topic subscribers listen on. */
-                                    topic: string;
-                                    /** @description An access token, sent as `Authorization: Bearer`. */
-                                    token?: string;
+                                    [key: string]: string;
                                 };
                             })[];
                         }[];
@@ -19744,31 +19700,9 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `to`; webhook `url, secret`; slack `webhookUrl`; teams `webhookUrl`; ntfy `serverUrl, topic, token`. */
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
                                         target: {
-                                            /**
-                                             * Format: email
-                                             * @description One address.
-                                             */
-                                            to: string;
-                                        } | {
-                                            /** @description http or https. */
-                                            url: string;
-                                            /** @description Signs the body: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. */
-                                            secret?: string;
-                                        } | {
-                                            /** @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description The ntfy server, e.g. https://ntfy.example.com (self-hosted: no vendor relay). */
-                                            serverUrl: string;
-                                            /** @description The topic subscribers listen on. */
-                                            topic: string;
-                                            /** @description An access token, sent as `Authorization: Bearer`. */
-                                            token?: string;
+                                            [key: string]: string;
                                         };
                                     })[];
                                 }[];
@@ -20005,31 +19939,9 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `to`; webhook `url, secret`; slack `webhookUrl`; teams `webhookUrl`; ntfy `serverUrl, topic, token`. */
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
                                         target: {
-                                            /**
-                                             * Format: email
-                                             * @description One address.
-                                             */
-                                            to: string;
-                                        } | {
-                                            /** @description http or https. */
-                                            url: string;
-                                            /** @description Signs the body: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. */
-                                            secret?: string;
-                                        } | {
-                                            /** @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description The ntfy server, e.g. https://ntfy.example.com (self-hosted: no vendor relay). */
-                                            serverUrl: string;
-                                            /** @description The topic subscribers listen on. */
-                                            topic: string;
-                                            /** @description An access token, sent as `Authorization: Bearer`. */
-                                            token?: string;
+                                            [key: string]: string;
                                         };
                                     })[];
                                 }[];
@@ -20212,31 +20124,9 @@ export interface paths {
                                 type: "channel";
                                 /** @enum {string} */
                                 channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The channel's target: email `to`; webhook `url, secret`; slack `webhookUrl`; teams `webhookUrl`; ntfy `serverUrl, topic, token`. */
+                                /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
                                 target: {
-                                    /**
-                                     * Format: email
-                                     * @description One address.
-                                     */
-                                    to: string;
-                                } | {
-                                    /** @description http or https. */
-                                    url: string;
-                                    /** @description Signs the body: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. */
-                                    secret?: string;
-                                } | {
-                                    /** @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). */
-                                    webhookUrl: string;
-                                } | {
-                                    /** @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). */
-                                    webhookUrl: string;
-                                } | {
-                                    /** @description The ntfy server, e.g. https://ntfy.example.com (self-hosted: no vendor relay). */
-                                    serverUrl: string;
-                                    /** @description The topic subscribers listen on. */
-                                    topic: string;
-                                    /** @description An access token, sent as `Authorization: Bearer`. */
-                                    token?: string;
+                                    [key: string]: string;
                                 };
                             })[];
                         }[];
@@ -20272,31 +20162,9 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `to`; webhook `url, secret`; slack `webhookUrl`; teams `webhookUrl`; ntfy `serverUrl, topic, token`. */
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
                                         target: {
-                                            /**
-                                             * Format: email
-                                             * @description One address.
-                                             */
-                                            to: string;
-                                        } | {
-                                            /** @description http or https. */
-                                            url: string;
-                                            /** @description Signs the body: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. */
-                                            secret?: string;
-                                        } | {
-                                            /** @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description The ntfy server, e.g. https://ntfy.example.com (self-hosted: no vendor relay). */
-                                            serverUrl: string;
-                                            /** @description The topic subscribers listen on. */
-                                            topic: string;
-                                            /** @description An access token, sent as `Authorization: Bearer`. */
-                                            token?: string;
+                                            [key: string]: string;
                                         };
                                     })[];
                                 }[];
@@ -20724,31 +20592,9 @@ export interface paths {
                                 type: "channel";
                                 /** @enum {string} */
                                 channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The channel's target: email `to`; webhook `url, secret`; slack `webhookUrl`; teams `webhookUrl`; ntfy `serverUrl, topic, token`. */
+                                /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
                                 target: {
-                                    /**
-                                     * Format: email
-                                     * @description One address.
-                                     */
-                                    to: string;
-                                } | {
-                                    /** @description http or https. */
-                                    url: string;
-                                    /** @description Signs the body: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. */
-                                    secret?: string;
-                                } | {
-                                    /** @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). */
-                                    webhookUrl: string;
-                                } | {
-                                    /** @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). */
-                                    webhookUrl: string;
-                                } | {
-                                    /** @description The ntfy server, e.g. https://ntfy.example.com (self-hosted: no vendor relay). */
-                                    serverUrl: string;
-                                    /** @description The topic subscribers listen on. */
-                                    topic: string;
-                                    /** @description An access token, sent as `Authorization: Bearer`. */
-                                    token?: string;
+                                    [key: string]: string;
                                 };
                             })[];
                         }[];
@@ -20784,31 +20630,9 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `to`; webhook `url, secret`; slack `webhookUrl`; teams `webhookUrl`; ntfy `serverUrl, topic, token`. */
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
                                         target: {
-                                            /**
-                                             * Format: email
-                                             * @description One address.
-                                             */
-                                            to: string;
-                                        } | {
-                                            /** @description http or https. */
-                                            url: string;
-                                            /** @description Signs the body: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. */
-                                            secret?: string;
-                                        } | {
-                                            /** @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). */
-                                            webhookUrl: string;
-                                        } | {
-                                            /** @description The ntfy server, e.g. https://ntfy.example.com (self-hosted: no vendor relay). */
-                                            serverUrl: string;
-                                            /** @description The topic subscribers listen on. */
-                                            topic: string;
-                                            /** @description An access token, sent as `Authorization: Bearer`. */
-                                            token?: string;
+                                            [key: string]: string;
                                         };
                                     })[];
                                 }[];

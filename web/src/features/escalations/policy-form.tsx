@@ -79,7 +79,6 @@ export function PolicyForm(props: {
               </div>
             );
           })}
-          {fieldErrors(error, `steps/${i}/targets`).map((m) => <p key={m} className="error">{m}</p>)}
           <TextField label={i === steps.length - 1 ? 'Then wait, before repeating (minutes)' : `Then wait, before step ${i + 2} (minutes)`} type="number" inputMode="numeric" min={0} max={1440}
             value={String(s.delayMinutes)} errors={fieldErrors(error, `steps/${i}/delayMinutes`)}
             onChange={(e) => setStep(i, { ...s, delayMinutes: e.target.value.trim() === '' ? Number.NaN : Number(e.target.value) })} />
