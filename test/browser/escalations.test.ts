@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, watchErrors } from './browser.ts';
+import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, setUpOrganization, watchErrors } from './browser.ts';
 
 /**
  * The Escalation policies pages in Debian's Chromium against a real `alertflow serve` process, on both stores:
@@ -41,15 +41,7 @@ for (const kind of STORE_KINDS) {
       context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       page = await context.newPage();
       errors = watchErrors(page);
-      const link = /(https?:\/\/\S+\/setup\?token=[\w-]+)/.exec(server.output)?.[1];
-      assert.ok(link, `no setup link in the log:\n${server.output}`);
-      await page.goto(link);
-      await page.getByLabel('Organization name').fill('Acme');
-      await page.getByLabel('Your name').fill(OWNER.name);
-      await page.getByLabel('Email').fill(OWNER.email);
-      await page.getByLabel('Password').fill(OWNER.password);
-      await page.getByRole('button', { name: 'Create organization' }).click();
-      await page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
+      await setUpOrganization(page, server, OWNER);
     });
     after(async () => {
       await context?.close();
