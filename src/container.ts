@@ -10,6 +10,9 @@ import { sqliteQueue } from './infra/queue/sqlite-queue.ts';
 import { groupCap } from './infra/queue/fairness-fns.ts';
 import { eventRelay, type AlertEvent } from './modules/automation/event-relay.ts';
 import { workflowRunner, type DeliveryJob } from './modules/automation/workflow-runner.ts';
+import { escalationsRepo } from './modules/escalations/escalations-repo.ts';
+import { escalationsService, type EscalationJob } from './modules/escalations/escalations-service.ts';
+import { pageLinksService } from './modules/escalations/page-links-service.ts';
 import { heartbeatsRepo } from './modules/heartbeats/heartbeats-repo.ts';
 import { heartbeatsService } from './modules/heartbeats/heartbeats-service.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
@@ -76,7 +79,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const workers = opts.workers ?? config.jobs.workers;
   const { store } = await openMigratedStore(config.store);
   const metrics = createMetrics({ store, now: () => Date.now() });
-  const cursors = new CursorCodec(await serverSecret(store));
+  const secret = await serverSecret(store);
+  const cursors = new CursorCodec(secret);
 
   // Loaded only when configured: a single instance on the embedded store needs no Redis client.
   const redis = config.redisUrl
@@ -103,7 +107,15 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
   const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });
-  const incidents = incidentsService({ store, repo: incidentsRepo(), clock, cursors });
+  const incidentRows = incidentsRepo();
+  // Acknowledging, resolving or reassigning an incident stops or restarts its escalation (made further down).
+  const incidents = incidentsService({
+    store, repo: incidentRows, clock, cursors,
+    escalation: {
+      incidentAnswered: (...args) => escalations.incidentAnswered(...args),
+      incidentReassigned: (...args) => escalations.incidentReassigned(...args),
+    },
+  });
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const users = usersService({
     store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
@@ -143,6 +155,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     // The on-call user's email when the email is sent.
     onCallEmail: async (orgId, scheduleId, at) => (await schedules.currentOnCall(orgId, scheduleId, at))?.email ?? null,
     onAttempt: metrics.delivery,
+    pageLinks: (row) => escalations.pageLinks(row),
   });
 
   // Follow-up work of alert changes: the outbox relay feeds the queue, the runner runs workflows and deliveries.
@@ -166,7 +179,14 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     },
   });
   const livePruner = workers ? live.startPruner(LIVE_PRUNE_EVERY_MS) : undefined;
-  const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, queue, clock, log });
+  const escalationRows = escalationsRepo();
+  const escalations = escalationsService({
+    store, repo: escalationRows, incidents: incidentRows, audit, clock, cursors, queue, schedules, members: contacts, notifications,
+    queueDelivery: (db, delivery) => runner.queueDelivery(db, delivery),
+    minuteMs: config.escalationMinuteMs, secret, baseUrl: config.baseUrl, log,
+  });
+  const pageLinks = pageLinksService({ store, repo: escalationRows, incidents, audit, clock, secret });
+  const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, escalations, queue, clock, log });
   if (workers) {
     // One organization's deliveries leave workers free for the others'; retries have workers of their own. Workflow
     // runs are short database work, ordered by fair priority but not capped (a lone tenant keeps every worker).
@@ -174,6 +194,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data));
     await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), fair);
     await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), fair);
+    await queue.work<EscalationJob>('escalations', (job) => escalations.handleJob(job.data));
     relay.start();
   }
 
@@ -200,6 +221,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     incidents,
     heartbeats,
     contacts,
+    escalations,
+    pageLinks,
     queue,
     relay,
     runner,

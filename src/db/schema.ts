@@ -191,8 +191,9 @@ export interface DB {
     org_id: string;
     alert_id: string;
     incident_id: string | null;
-    workflow_id: string;
-    action_index: number;
+    /** Null unless `source` is `workflow`. */
+    workflow_id: string | null;
+    action_index: number | null;
     channel: string;
     target: string;
     status: string;
@@ -203,7 +204,42 @@ export interface DB {
     updated_at: number;
     sent_at: number | null;
     idempotency_key: string;
+    /** workflow, escalation, heartbeat or handoff (migration 0014). */
+    source: string;
+    escalation_id: string | null;
+    step: number | null;
+    recipient_id: string | null;
   };
+  escalation_policies: {
+    id: string;
+    org_id: string;
+    name: string;
+    steps: string;
+    repeat: number;
+    created_at: number;
+    updated_at: number;
+  };
+  escalations: {
+    id: string;
+    org_id: string;
+    incident_id: string;
+    policy_id: string;
+    /** The alert that started it: escalation pages are logged under it. */
+    alert_id: string;
+    /** The policy's steps and repeat when it started. */
+    policy: string;
+    /** After a reassignment: the new assignee, paged in step 1 besides its targets. */
+    assignee_id: string | null;
+    /** active, stopped or done. */
+    status: string;
+    repeat: number;
+    step: number;
+    started_at: number;
+    stopped_at: number | null;
+    stop_reason: string | null;
+  };
+  escalation_steps: { escalation_id: string; repeat: number; step: number; fired_at: number };
+  page_link_uses: { token_hash: string; org_id: string; incident_id: string; recipient_id: string | null; action: string; used_at: number };
   alert_counts: { org_id: string; status: string; shard: number; n: number };
   /** Bumped by triggers whenever what ingest caches per organization changes (migration 0008). */
   config_versions: { org_id: string; version: number };

@@ -13,6 +13,8 @@ import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { contactsRoutes } from '../modules/contacts/contacts-routes.ts';
 import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
+import { escalationsRoutes } from '../modules/escalations/escalations-routes.ts';
+import { pageLinkRoutes } from '../modules/escalations/page-links-routes.ts';
 import { heartbeatPingRoutes, heartbeatsRoutes } from '../modules/heartbeats/heartbeats-routes.ts';
 import { ingestRoutes, isIngestUrl, refuseIngestToken } from '../modules/ingest/ingest-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
@@ -37,8 +39,8 @@ const trustHops = (hops: number) => (_address: string, hop: number): boolean => 
 
 export const API_VERSION = '0.1.0';
 
-/** The ingest token is a credential: it never reaches a log line. */
-const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/(?:webhook|heartbeat)\/)[^/?#]+/, '$1[redacted]');
+/** The ingest token and a page's acknowledge link are credentials: they never reach a log line. */
+const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/(?:webhook|heartbeat)\/|^\/links\/)[^/?#]+/, '$1[redacted]');
 
 export async function buildApp(c: Container, log: Logger, opts: { role?: Role } = {}) {
   const app = Fastify({
@@ -136,6 +138,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
 
   ingestRoutes(app, c);
   await heartbeatPingRoutes(app, c);
+  await pageLinkRoutes(app, c.pageLinks);
 
   const auth = restAuth(c);
   await app.register(async (api) => {
@@ -158,6 +161,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     heartbeatsRoutes(api, c.heartbeats);
     contactsRoutes(api, c.contacts);
     liveRoutes(api, { live: c.live, apiKeys: c.apiKeys, auth: c.auth, timing: c.liveTiming });
+    escalationsRoutes(api, c.escalations);
   }, { prefix: '/api/v1' });
 
   return app;

@@ -105,7 +105,7 @@ for (const kind of STORE_KINDS) {
       const entries = await log(alertId);
       assert.equal(entries.length, 1);
       assert.deepEqual(entries[0], {
-        id, alertId, incidentId: null, workflowId: entries[0]!.workflowId, actionIndex: 0, channel: 'email',
+        id, alertId, incidentId: null, workflowId: entries[0]!.workflowId, actionIndex: 0, source: 'workflow', step: null, recipientId: null, channel: 'email',
         target: 'ops@example.com, dba@example.com', status: 'sent', attempts: 1, lastError: null, responseStatus: 250,
         createdAt: new Date(h.clock.now()).toISOString(), updatedAt: new Date(h.clock.now()).toISOString(), sentAt: new Date(h.clock.now()).toISOString(),
       });

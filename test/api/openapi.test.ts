@@ -48,6 +48,8 @@ describe('served OpenAPI document', () => {
       'patch /users/me/contact-methods/{id}', 'delete /users/me/contact-methods/{id}', 'get /users/me/notification-rules', 'put /users/me/notification-rules',
       'get /users/{id}/contact-methods',
       'get /events',
+      'get /escalation-policies', 'post /escalation-policies', 'get /escalation-policies/{id}', 'put /escalation-policies/{id}',
+      'patch /escalation-policies/{id}', 'delete /escalation-policies/{id}',
       ...AUTH_OPERATIONS,
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));
@@ -113,6 +115,11 @@ describe('served OpenAPI document', () => {
     assert.equal(scopeOf('patch', '/heartbeats/{id}'), 'heartbeats:write');
     assert.equal(scopeOf('delete', '/heartbeats/{id}'), 'heartbeats:write');
     assert.equal(scopeOf('post', '/heartbeats/{id}/rotate-token'), 'heartbeats:write');
+    assert.equal(scopeOf('get', '/escalation-policies'), 'escalations:read');
+    assert.equal(scopeOf('get', '/escalation-policies/{id}'), 'escalations:read');
+    assert.equal(scopeOf('post', '/escalation-policies'), 'escalations:write');
+    assert.equal(scopeOf('put', '/escalation-policies/{id}'), 'escalations:write');
+    assert.equal(scopeOf('delete', '/escalation-policies/{id}'), 'escalations:write');
     assert.equal(scopeOf('get', '/incidents'), 'incidents:read');
     assert.equal(scopeOf('get', '/incidents/{id}'), 'incidents:read');
     assert.equal(scopeOf('put', '/incidents/{id}'), 'incidents:write');

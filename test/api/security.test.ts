@@ -46,6 +46,7 @@ function validBody(op: Op): unknown {
   if (op.template.startsWith('/schedules')) return { name: 'renamed' };
   if (op.template === '/heartbeats/{id}/rotate-token') return undefined;
   if (op.template.startsWith('/heartbeats')) return { name: 'renamed', intervalSeconds: 60 };
+  if (op.template.startsWith('/escalation-policies')) return { name: 'renamed', steps: [{ delayMinutes: 5, targets: [{ type: 'channel', channel: 'email', target: { to: 'ops@acme.test' } }] }] };
   if (op.template === '/incidents/{id}') return { status: 'acknowledged' };
   if (op.template === '/users') return { email: 'new@acme.test', name: 'New', role: 'member' };
   if (op.template === '/users/me' || op.template === '/users/{id}') return { name: 'renamed' };
@@ -165,6 +166,7 @@ for (const kind of STORE_KINDS) {
       const theirWorkflow = await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'Theirs', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
       const theirSchedule = await h.req('POST', '/api/v1/schedules', { key: other.key, body: { name: 'Theirs', layers: [{ name: 'L', startsAt: '2026-11-21T00:00:00.000Z', rotation: 'daily', users: [other.ownerId] }] } });
       const theirHeartbeat = await h.req('POST', '/api/v1/heartbeats', { key: other.key, body: { name: 'Theirs', intervalSeconds: 60 } });
+      const theirPolicy = await h.req('POST', '/api/v1/escalation-policies', { key: other.key, body: { name: 'Theirs', steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: other.ownerId }] }] } });
       const foreignIds: Record<string, string> = {
         alerts: ingested.body.data.alerts[0].alertId,
         integrations: integ.id,
@@ -176,6 +178,7 @@ for (const kind of STORE_KINDS) {
         incidents: theirIncident,
         users: other.ownerId,
         heartbeats: theirHeartbeat.body.data.id,
+        'escalation-policies': theirPolicy.body.data.id,
       };
       const withId = ops.filter((op) => op.template.includes('{id}'));
       assert.ok(withId.length >= 6);
@@ -214,6 +217,7 @@ for (const kind of STORE_KINDS) {
       const { token: _token, pingUrl: _url, ...theirBeat } = theirHeartbeat.body.data;
       assert.deepEqual((await h.req('GET', `/api/v1/heartbeats/${foreignIds.heartbeats}`, { key: other.key })).body.data, theirBeat);
       assert.equal((await h.req('GET', `/api/inbound/heartbeat/${theirHeartbeat.body.data.token}`, { key: null })).status, 200, 'their token still pings');
+      assert.deepEqual((await h.req('GET', `/api/v1/escalation-policies/${foreignIds['escalation-policies']}`, { key: other.key })).body.data, theirPolicy.body.data);
       const incident = (await h.req('GET', `/api/v1/incidents/${foreignIds.incidents}`, { key: other.key })).body.data;
       assert.equal(incident.status, 'triggered');
     });
@@ -228,7 +232,8 @@ for (const kind of STORE_KINDS) {
       await h.req('POST', '/api/v1/workflows', { key: other.key, body: { name: 'secret-title', trigger: 'alert.created', actions: [{ type: 'suppress' }] } });
       await h.req('POST', '/api/v1/schedules', { key: other.key, body: { name: 'secret-title', layers: [{ name: 'L', startsAt: '2026-11-21T00:00:00.000Z', rotation: 'daily', users: [other.ownerId] }] } });
       await h.req('POST', '/api/v1/heartbeats', { key: other.key, body: { name: 'secret-title', intervalSeconds: 60 } });
-      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/workflows', '/api/v1/schedules', '/api/v1/schedules/current-oncall', '/api/v1/incidents', '/api/v1/heartbeats', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log']) {
+      await h.req('POST', '/api/v1/escalation-policies', { key: other.key, body: { name: 'secret-title', steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: other.ownerId }] }] } });
+      for (const path of ['/api/v1/alerts', '/api/v1/integrations', '/api/v1/suppression', '/api/v1/clients', '/api/v1/workflows', '/api/v1/schedules', '/api/v1/schedules/current-oncall', '/api/v1/incidents', '/api/v1/heartbeats', '/api/v1/api-keys', '/api/v1/users', '/api/v1/audit-log', '/api/v1/escalation-policies']) {
         const r = await h.req('GET', `${path}?limit=100`);
         assert.equal(r.status, 200);
         assert.ok(!r.raw.includes(other.id) && !r.raw.includes(integ.id) && !r.raw.includes('secret-title'), `${path} leaks another organization's data`);

@@ -294,3 +294,10 @@ export async function createIntegration(server: ServerProcess, key: string, name
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `alertflow user add --json` into `orgId`: the member as the CLI prints it. */
+export async function addMember(databaseUrl: string, orgId: string, email: string, name: string): Promise<{ id: string; email: string }> {
+  const r = await runCli(['user', 'add', '--org', orgId, '--email', email, '--name', name, '--json'], { DATABASE_URL: databaseUrl });
+  if (r.code !== 0) throw new Error(`user add failed (${r.code}): ${r.stderr}`);
+  return (JSON.parse(r.stdout) as { user: { id: string; email: string } }).user;
+}

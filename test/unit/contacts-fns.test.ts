@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EMPTY_ALLOW_LIST, parseAllowList } from '../../src/infra/outbound.ts';
 import {
-  defaultLabel, keepSecret, planOf, publicTarget, ruleProblems, targetFits, targetProblems, type ContactStep, type PlannedMethod,
+  defaultLabel, keepSecret, planOf, publicTarget, ruleProblems, targetFits, targetProblems, type PlannedMethod,
 } from '../../src/modules/contacts/contacts-fns.ts';
 import type { NotificationRule } from '../../src/modules/contacts/contacts-schemas.ts';
+import type { ContactStep } from '../../src/modules/notifications/channels/channel.ts';
 
 const MASK = '********';
 const email: PlannedMethod = { id: 'cm_email', type: 'email', target: { to: 'mia@pager.test' } };

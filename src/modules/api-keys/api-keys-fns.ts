@@ -10,6 +10,7 @@ export const SCOPES = [
   'integrations:read', 'integrations:write',
   'suppression:read', 'suppression:write',
   'heartbeats:read', 'heartbeats:write',
+  'escalations:read', 'escalations:write',
   'users:read', 'users:write',
   'api_keys:read', 'api_keys:write',
   'audit:read',

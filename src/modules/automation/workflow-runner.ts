@@ -13,6 +13,7 @@ import type { IncidentRow } from '../incidents/incidents-repo.ts';
 import type { IncidentsService } from '../incidents/incidents-service.ts';
 import type { DeliveryAction } from '../notifications/notifications-schemas.ts';
 import { DELIVERY_RETRY, DeliveryDeferred, RetryableDeliveryError, type NotificationsService } from '../notifications/notifications-service.ts';
+import type { EscalationsService, PageDelivery } from '../escalations/escalations-service.ts';
 import type { SchedulesService } from '../schedules/schedules-service.ts';
 import { matches } from '../workflows/conditions-fns.ts';
 import { readField, renderTemplate, type TemplateAlert } from '../workflows/workflows-fns.ts';
@@ -46,16 +47,21 @@ export function workflowRunner(deps: {
   incidents: IncidentsService;
   notifications: Pick<NotificationsService, 'prepare' | 'deliver'>;
   schedules: Pick<SchedulesService, 'currentOnCall'>;
+  escalations: Pick<EscalationsService, 'start'>;
   queue: JobQueue;
   clock: Clock;
   log: Logger;
 }) {
-  const { store, alerts, incidents, notifications, schedules, queue, clock } = deps;
+  const { store, alerts, incidents, notifications, schedules, escalations, queue, clock } = deps;
   const share = fairShare();
 
   /** Queues a delivery (a first attempt, or a retry in its own lane), scheduled fairly within its organization's share. */
   const sendDelivery = (db: Kysely<DB>, lane: 'deliveries' | 'delivery-retries', job: DeliveryJob, delayMs = 0) =>
     queue.send<DeliveryJob>(db, lane, job, DELIVERY_RETRY, { delayMs, ...(job.orgId !== undefined && { group: job.orgId }), ...(job.priority !== undefined && { priority: job.priority }) });
+
+  /** A first attempt, scheduled fairly: by organization, then by channel and target within it. */
+  const queueFirst = (db: Kysely<DB>, job: DeliveryJob & { orgId: string }, target: string) =>
+    sendDelivery(db, 'deliveries', { ...job, priority: nextPriority(share, [job.orgId, `${job.orgId}|${target}`], clock.now()) });
 
   const subjectOf = (a: AlertRow): TemplateAlert & ConditionSubject => conditionSubject(store, a);
 
@@ -70,7 +76,9 @@ export function workflowRunner(deps: {
         const r = await incidents.openOrJoin(db, { workflowId: workflow.id, groupKey, title, alert: { id: ctx.row.id, incidentId: ctx.row.incident_id, orgId: ctx.row.org_id, severity: alert.severity, clientId: alert.clientId } }, at);
         ctx.incident = r.incident;
         if (r.already) return outcome('skipped', `the alert is already in incident #${r.incident.number}`, r.incident.id);
-        return outcome('done', `${r.opened ? 'opened' : 'joined'} incident #${r.incident.number}`, r.incident.id);
+        // Only an incident this run opened starts escalating here; one joined has its own escalation (or answer) already.
+        const escalation = r.opened && action.escalationPolicyId ? await escalations.start(db, { incident: r.incident, policyId: action.escalationPolicyId, alertId: ctx.row.id }, at) : null;
+        return outcome('done', `${r.opened ? 'opened' : 'joined'} incident #${r.incident.number}${escalation ? `; ${escalation.started ? 'escalating:' : 'not escalating:'} ${escalation.detail}` : ''}`, r.incident.id);
       }
       case 'assign': {
         if (!ctx.incident) return outcome('skipped', 'no incident to assign');
@@ -113,10 +121,13 @@ export function workflowRunner(deps: {
           orgId: ctx.row.org_id, alertId: ctx.row.id, incidentId: ctx.incident?.id ?? null, workflowId: workflow.id, actionIndex: index, channel: action.type, target,
         });
         if (!n.created) return outcome('skipped', `already notified (${n.id})`);
-        const orgId = ctx.row.org_id;
-        const priority = nextPriority(share, [orgId, `${orgId}|${action.type}|${target}`], clock.now());
-        await sendDelivery(db, 'deliveries', { notificationId: n.id, action: delivery, event: ctx.event.type, orgId, priority });
+        await queueFirst(db, { notificationId: n.id, action: delivery, event: ctx.event.type, orgId: ctx.row.org_id }, `${action.type}|${target}`);
         return outcome('queued', n.id);
+      }
+      case 'escalate': {
+        if (!ctx.incident) return outcome('skipped', 'no incident to escalate');
+        const r = await escalations.start(db, { incident: ctx.incident, policyId: action.policyId, alertId: ctx.row.id }, at);
+        return outcome(r.started ? 'done' : 'skipped', r.detail);
       }
     }
   }
@@ -139,6 +150,10 @@ export function workflowRunner(deps: {
   }
 
   return {
+    /** Queues an escalation page's first attempt in the same fair lanes as workflow deliveries. */
+    queueDelivery: (db: Kysely<DB>, p: PageDelivery) =>
+      queueFirst(db, { notificationId: p.notificationId, action: { type: 'page', channel: p.channel, target: p.target }, event: 'escalation.step', orgId: p.orgId }, p.channel),
+
     /** The `alert-events` job: the incident follows its alert, then the event's workflows run. */
     async handleEvent(event: AlertEvent): Promise<void> {
       await store.db.transaction().execute(async (trx) => {

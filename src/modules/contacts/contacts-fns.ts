@@ -1,5 +1,6 @@
 import { checkOutboundUrl, type AllowList } from '../../infra/outbound.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
+import type { ContactStep } from '../notifications/channels/channel.ts';
 import { MASKED_SECRET, type ContactType, type NotificationRule, type Target } from './contacts-schemas.ts';
 
 /**
@@ -7,12 +8,6 @@ import { MASKED_SECRET, type ContactType, type NotificationRule, type Target } f
  * shown and kept when sent back masked), their rules, and the plan the escalation engine pages them by. Pure.
  */
 
-/** One page of a member, `afterMinutes` after the page starts. Internal: the target carries its secrets. */
-export interface ContactStep {
-  afterMinutes: number;
-  channel: ContactType;
-  target: unknown;
-}
 
 /** A stored method as the plan needs it. */
 export interface PlannedMethod {

@@ -7,7 +7,8 @@ import { iso, type Clock } from '../../lib/clock.ts';
 import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { orderedId } from '../../lib/ids.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import { defaultLabel, keepSecret, planOf, publicTarget, ruleProblems, targetFits, targetProblems, type ContactStep } from './contacts-fns.ts';
+import type { ContactStep } from '../notifications/channels/channel.ts';
+import { defaultLabel, keepSecret, planOf, publicTarget, ruleProblems, targetFits, targetProblems } from './contacts-fns.ts';
 import type { ContactMethodRow, ContactsRepo } from './contacts-repo.ts';
 import {
   MAX_METHODS, type ContactMethod, type ContactType, type CreateContactMethodBody, type NotificationRule, type NotificationRulesBody, type Target,

@@ -28,7 +28,10 @@ export const Incident = Type.Object(
 );
 export type Incident = Static<typeof Incident>;
 
-export const TIMELINE_TYPES = ['opened', 'alert_joined', 'status_changed', 'assigned', 'notification_sent', 'notification_failed'] as const;
+export const TIMELINE_TYPES = [
+  'opened', 'alert_joined', 'status_changed', 'assigned', 'notification_sent', 'notification_failed',
+  'escalation_started', 'escalation_step', 'escalation_stopped',
+] as const;
 
 export const TimelineEntry = Type.Object(
   {

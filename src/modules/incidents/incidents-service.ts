@@ -27,7 +27,13 @@ export interface IncidentAlertRef {
   clientId: string | null;
 }
 
-export function incidentsService(deps: { store: Store; repo: IncidentsRepo; clock: Clock; cursors: CursorCodec }) {
+/** What an incident's escalation does when the incident is answered or reassigned (the escalations module). */
+export interface IncidentEscalation {
+  incidentAnswered(db: Kysely<DB>, incident: IncidentRow, status: string, actor: Actor, at: number): Promise<void>;
+  incidentReassigned(db: Kysely<DB>, incident: IncidentRow, userId: string | null, actor: Actor, at: number): Promise<void>;
+}
+
+export function incidentsService(deps: { store: Store; repo: IncidentsRepo; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation }) {
   const { store, repo, clock, cursors } = deps;
 
   const toEntry = (r: IncidentEventRow): TimelineEntry => ({
@@ -42,7 +48,10 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
     id: n.id,
     type: n.status === 'sent' ? 'notification_sent' : 'notification_failed',
     actor: SYSTEM,
-    data: { notificationId: n.id, channel: n.channel, target: n.target, attempts: Number(n.attempts), ...(n.last_error !== null && { error: n.last_error }) },
+    data: {
+      notificationId: n.id, source: n.source, channel: n.channel, target: n.target, attempts: Number(n.attempts),
+      ...(n.step !== null && { step: Number(n.step) }), ...(n.recipient_id !== null && { recipientId: n.recipient_id }), ...(n.last_error !== null && { error: n.last_error }),
+    },
     createdAt: iso(n.sent_at ?? n.updated_at),
   });
 
@@ -59,6 +68,8 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
       ...(to === 'triggered' && { acknowledged_at: null }),
     });
     await record(db, incident, 'status_changed', actor, { from: incident.status, to }, at);
+    // Acknowledged or resolved, however (API, dashboard, its alerts resolving, a page's link): nobody more is paged.
+    if (to !== 'triggered') await deps.escalation?.incidentAnswered(db, updated as IncidentRow, to, actor, at);
     return updated as IncidentRow;
   }
 
@@ -66,6 +77,7 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
     if (incident.assignee_id === userId) return incident;
     const updated = await repo.update(db, incident.org_id, incident.id, { assignee_id: userId, updated_at: at });
     await record(db, incident, 'assigned', actor, { from: incident.assignee_id, to: userId, ...data }, at);
+    await deps.escalation?.incidentReassigned(db, updated as IncidentRow, userId, actor, at);
     return updated as IncidentRow;
   }
 
@@ -174,6 +186,17 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
       if ((await repo.openAlertCount(db, incidentId)) === 0) await setStatus(db, incident, 'resolved', SYSTEM, at);
     },
 
+
+    /**
+     * Acknowledges or resolves an incident in the caller's transaction (a page's link): null when there is no
+     * such incident; a resolved one stays resolved (returned as it is).
+     */
+    async respond(db: Kysely<DB>, orgId: string, id: string, to: 'acknowledged' | 'resolved', actor: Actor, at: number): Promise<IncidentRow | null> {
+      const incident = await repo.get(db, orgId, id);
+      if (!incident) return null;
+      if (incident.status === 'resolved' || (to === 'acknowledged' && incident.status === 'acknowledged')) return incident;
+      return setStatus(db, incident, to, actor, at);
+    },
 
     row: (db: Kysely<DB>, orgId: string, id: string) => repo.get(db, orgId, id),
   };

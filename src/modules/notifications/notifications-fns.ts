@@ -22,9 +22,13 @@ export interface MessageContext {
   alert: Alert;
   /** As the REST API shows it. */
   incident: Incident | null;
-  workflow: { id: string; name: string | null };
+  /** Null for a page that no workflow action sent (an escalation step). */
+  workflow: { id: string; name: string | null } | null;
   /** `${BASE_URL}/alerts/<id>`. */
   alertUrl: string;
+  /** An escalation page's signed links. */
+  acknowledgeUrl?: string | null;
+  resolveUrl?: string | null;
 }
 
 export const alertUrl = (baseUrl: string, alertId: string): string => `${baseUrl}/alerts/${encodeURIComponent(alertId)}`;
@@ -37,7 +41,9 @@ export function webhookBody(ctx: MessageContext, deliveryId: string, event: stri
     sentAt,
     alert: ctx.alert,
     incident: ctx.incident,
-    workflow: { id: ctx.workflow.id, name: ctx.workflow.name },
+    workflow: ctx.workflow && { id: ctx.workflow.id, name: ctx.workflow.name },
+    ...(ctx.acknowledgeUrl && { acknowledgeUrl: ctx.acknowledgeUrl }),
+    ...(ctx.resolveUrl && { resolveUrl: ctx.resolveUrl }),
   });
 }
 
@@ -123,6 +129,9 @@ export function emailText(ctx: MessageContext): string {
   const { alert } = ctx;
   const { links, notes } = splitAnnotations(alert.annotations);
   const lines = [`[${alert.severity.toUpperCase()}] ${alert.title}`, ''];
+  if (ctx.acknowledgeUrl) lines.push(`Acknowledge: ${ctx.acknowledgeUrl}`);
+  if (ctx.resolveUrl) lines.push(`Resolve: ${ctx.resolveUrl}`);
+  if (ctx.acknowledgeUrl || ctx.resolveUrl) lines.push('');
   lines.push(alert.description?.trim() ? alert.description : '(no description)', '');
   for (const [k, v] of facts(ctx)) lines.push(`${k}: ${v}`);
   const section = (title: string, entries: Array<[string, string]>, sep: string) => {
@@ -132,7 +141,7 @@ export function emailText(ctx: MessageContext): string {
   section('Labels', sorted(alert.labels), '=');
   section('Links', links, ': ');
   section('Annotations', notes, ': ');
-  lines.push('', `View the alert: ${ctx.alertUrl}`, '', `Sent by AlertFlow (workflow ${ctx.workflow.name ?? ctx.workflow.id}).`);
+  lines.push('', `View the alert: ${ctx.alertUrl}`, '', `Sent by AlertFlow (${ctx.workflow ? `workflow ${ctx.workflow.name ?? ctx.workflow.id}` : 'escalation'}).`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -146,6 +155,9 @@ export function emailHtml(ctx: MessageContext): string {
   const row = (k: string, v: string) => `<tr><th align="left" valign="top">${e(k)}</th><td>${v}</td></tr>`;
   const parts = [
     `<h2>[${e(alert.severity.toUpperCase())}] ${e(alert.title)}</h2>`,
+    ...(ctx.acknowledgeUrl || ctx.resolveUrl
+      ? [`<p>${[ctx.acknowledgeUrl && a(ctx.acknowledgeUrl, 'Acknowledge'), ctx.resolveUrl && a(ctx.resolveUrl, 'Resolve')].filter(Boolean).join(' · ')}</p>`]
+      : []),
     alert.description?.trim() ? `<p style="white-space:pre-wrap">${e(alert.description)}</p>` : '<p><em>(no description)</em></p>',
     table(facts(ctx).map(([k, v]) => row(k, e(v)))),
   ];
@@ -191,7 +203,10 @@ export function toNotification(r: NotificationRow): Notification {
     alertId: r.alert_id,
     incidentId: r.incident_id,
     workflowId: r.workflow_id,
-    actionIndex: r.action_index,
+    actionIndex: r.action_index === null ? null : Number(r.action_index),
+    source: r.source as Notification['source'],
+    step: r.step === null ? null : Number(r.step),
+    recipientId: r.recipient_id,
     channel: r.channel as Notification['channel'],
     target: r.target,
     status: r.status as Notification['status'],

@@ -2,21 +2,26 @@ import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
 
-export const CHANNELS = ['email', 'webhook'] as const;
-export type Channel = (typeof CHANNELS)[number];
+import { CHANNEL_TYPES, type ChannelType } from './channels/channel.ts';
+
+export const NOTIFICATION_SOURCES = ['workflow', 'escalation', 'heartbeat', 'handoff'] as const;
+export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
 export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
-/** One entry of the delivery log: a notification a workflow action sent (or tried to) for an alert. */
+/** One entry of the delivery log: a notification a workflow action or an escalation step sent (or tried to) for an alert. */
 export const Notification = Type.Object(
   {
     id: Type.String({ description: 'Also sent as `X-AlertFlow-Delivery` (webhooks) and in the Message-ID (emails), the same on every attempt.' }),
     alertId: Type.String(),
     incidentId: Nullable(Type.String()),
-    workflowId: Type.String(),
-    actionIndex: Type.Integer({ description: 'The position of the action in the workflow\'s `actions`, from 0.' }),
-    channel: StringEnum(CHANNELS),
-    target: Type.String({ description: 'The webhook URL, or the email recipients (comma-separated) once resolved.' }),
+    source: StringEnum(NOTIFICATION_SOURCES, { description: 'What sent it: a workflow action, an escalation step, a heartbeat or a handoff notice.' }),
+    workflowId: Nullable(Type.String({ description: 'For `source: workflow`.' })),
+    actionIndex: Nullable(Type.Integer({ description: 'For `source: workflow`: the position of the action in the workflow\'s `actions`, from 0.' })),
+    step: Nullable(Type.Integer({ description: 'For `source: escalation`: the policy step, from 1.' })),
+    recipientId: Nullable(Type.String({ description: 'The member paged, when a member was (not a channel).' })),
+    channel: StringEnum(CHANNEL_TYPES),
+    target: Type.String({ description: 'The webhook URL, the email recipients (comma-separated) once resolved, the ntfy topic, or the host of a chat webhook (its URL is a secret).' }),
     status: StringEnum(NOTIFICATION_STATUSES, { description: '`pending` until delivered (retries included), then `sent` or `failed`.' }),
     attempts: Type.Integer(),
     lastError: Nullable(Type.String()),
@@ -47,4 +52,10 @@ export interface WebhookActionInput {
   url: string;
   secret: string;
 }
-export type DeliveryAction = EmailActionInput | WebhookActionInput;
+/** A page on one channel (an escalation step): the target as that channel's schema describes it. */
+export interface PageActionInput {
+  type: 'page';
+  channel: ChannelType;
+  target: unknown;
+}
+export type DeliveryAction = EmailActionInput | WebhookActionInput | PageActionInput;

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Mailer } from '../../infra/mailer.ts';
-import { checkOutboundUrl, guardedPost, OutboundRefusedError, type AllowList } from '../../infra/outbound.ts';
+import type { AllowList } from '../../infra/outbound.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
@@ -13,13 +13,14 @@ import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AlertsService } from '../alerts/alerts-service.ts';
-import {
-  alertUrl, displayUrl, emailHtml, emailSubject, emailText, errorLine, httpOutcome, idempotencyKey, messageId,
-  recipients, signature, smtpCode, smtpOutcome, toNotification, webhookBody, type MessageContext, type Outcome,
-} from './notifications-fns.ts';
+import { alertUrl, displayUrl, errorLine, idempotencyKey, recipients, toNotification, type Outcome } from './notifications-fns.ts';
+import { hostOf, PermanentFailure, type ChannelDeps, type ChannelType, type PageMessage } from './channels/channel.ts';
+import { emailPage, sendMail } from './channels/email.ts';
+import { channelOf } from './channels/registry.ts';
+import { sendWebhook } from './channels/webhook.ts';
 import { admit, breakers, record, type BreakerPolicy } from './breaker-fns.ts';
 import type { NotificationRow, NotificationsRepo } from './notifications-repo.ts';
-import type { Channel, DeliveryAction, EmailActionInput, Notification, NotificationListQuery, WebhookActionInput } from './notifications-schemas.ts';
+import type { DeliveryAction, EmailActionInput, Notification, NotificationListQuery, WebhookActionInput } from './notifications-schemas.ts';
 
 /**
  * A delivery attempt failed in a way worth retrying (network error, timeout, HTTP 5xx, SMTP 4xx or lost
@@ -65,19 +66,19 @@ const SMTP_TIMEOUT_MS = 45_000;
 /** The email address of a schedule's on-call user at `at`, or null when nobody is on call (or no such schedule). */
 export type OnCallEmail = (orgId: string, scheduleId: string, at: number) => Promise<string | null>;
 
-export interface PrepareInput {
+/** Where a notification comes from; its idempotency key follows from it (one notification per source, step and recipient). */
+export type NotificationOrigin =
+  | { source?: 'workflow'; workflowId: string; actionIndex: number }
+  | { source: 'escalation'; escalationId: string; step: number; recipientId: string | null; key: string };
+
+export type PrepareInput = {
   orgId: string;
   alertId: string;
   incidentId: string | null;
-  workflowId: string;
-  actionIndex: number;
-  channel: Channel;
-  /** The webhook URL, or the recipients known so far (the on-call is added at send time). */
+  channel: ChannelType;
+  /** The webhook URL, the recipients known so far (the on-call is added at send time), or a page's described target. */
   target: string;
-}
-
-/** A failure no retry can mend: recorded `failed` at once. */
-class PermanentFailure extends Error {}
+} & NotificationOrigin;
 
 interface AttemptResult {
   outcome: Outcome;
@@ -100,6 +101,8 @@ export interface NotificationsDeps {
   userAgent: string;
   outboundAllow: AllowList;
   onCallEmail: OnCallEmail | null;
+  /** The signed acknowledge and resolve links an escalation page carries. */
+  pageLinks?: (row: NotificationRow) => { acknowledgeUrl: string; resolveUrl: string } | null;
   webhookTimeoutMs?: number;
   /**
    * How long an attempt that recorded nothing holds its notification; the job queue's lease, so a job taken
@@ -108,23 +111,6 @@ export interface NotificationsDeps {
   attemptLeaseMs?: number;
   /** Told of every attempt: its channel, outcome and duration in seconds (the metrics). */
   onAttempt?: (channel: string, outcome: AttemptResult['outcome'], seconds: number) => void;
-}
-
-const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error(`${what} timed out after ${ms} ms`), { code: 'ETIMEDOUT' })), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-};
-
-/** What a webhook's breaker is keyed on: host and port, as the URL names them. */
-function targetHost(raw: string): string | null {
-  try {
-    return new URL(raw).host.toLowerCase();
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -141,8 +127,13 @@ export function notificationsService(deps: NotificationsDeps) {
   const leaseOf = (channel: string): number =>
     Math.max(deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS, (channel === 'email' ? SMTP_TIMEOUT_MS : webhookTimeoutMs) + 5_000);
 
+  const channelDeps: ChannelDeps = {
+    mailer: deps.mailer, smtpFrom: deps.smtpFrom, baseUrl: deps.baseUrl, userAgent: deps.userAgent, outboundAllow: deps.outboundAllow,
+    webhookTimeoutMs, smtpTimeoutMs: SMTP_TIMEOUT_MS,
+  };
+
   /** The alert, its incident and the workflow as they are now. */
-  async function context(row: NotificationRow): Promise<MessageContext & { trigger: string | null }> {
+  async function context(row: NotificationRow, event: string | undefined): Promise<PageMessage> {
     let alert;
     try {
       const { payload: _payload, incidentNumber: _number, ...rest } = await alerts.get(row.org_id, row.alert_id);
@@ -153,19 +144,22 @@ export function notificationsService(deps: NotificationsDeps) {
     }
     const incidentId = alert.incidentId ?? row.incident_id;
     const incident = incidentId ? await repo.incident(store.db, row.org_id, incidentId) : undefined;
-    const workflow = await repo.workflow(store.db, row.org_id, row.workflow_id);
+    const workflow = row.workflow_id === null ? undefined : await repo.workflow(store.db, row.org_id, row.workflow_id);
     return {
       alert,
       incident: incident ? toIncident(incident) : null,
-      workflow: { id: row.workflow_id, name: workflow?.name ?? null },
-      trigger: workflow?.trigger ?? null,
+      workflow: row.workflow_id === null ? null : { id: row.workflow_id, name: workflow?.name ?? null },
+      event: event ?? workflow?.trigger ?? 'alert.notification',
       alertUrl: alertUrl(deps.baseUrl, row.alert_id),
+      ...deps.pageLinks?.(row),
+      deliveryId: row.id,
+      sentAt: clock.now(),
     };
   }
 
-  async function sendEmail(row: NotificationRow, action: EmailActionInput): Promise<AttemptResult> {
+  async function emailAction(row: NotificationRow, action: EmailActionInput): Promise<AttemptResult> {
     if (!deps.mailer) throw new PermanentFailure('Email is not configured: set SMTP_URL');
-    const ctx = await context(row);
+    const page = await context(row, undefined);
     let onCall: string | null = null;
     if (action.toOnCall) {
       if (!deps.onCallEmail) throw new PermanentFailure('On-call lookup is not available');
@@ -175,49 +169,24 @@ export function notificationsService(deps: NotificationsDeps) {
     if (to.length === 0) {
       throw new PermanentFailure(action.toOnCall ? `Nobody is on call in schedule ${action.toOnCall} and the action names no other recipient` : 'The action names no recipient');
     }
-    const target = to.join(', ');
-    try {
-      const info = await withTimeout(deps.mailer.send({
-        from: deps.smtpFrom,
-        to,
-        subject: emailSubject(ctx.alert, action.subject),
-        text: emailText(ctx),
-        html: emailHtml(ctx),
-        messageId: messageId(row.id, deps.baseUrl),
-        headers: { 'X-AlertFlow-Delivery': row.id, 'X-AlertFlow-Alert': row.alert_id },
-      }), SMTP_TIMEOUT_MS, 'SMTP delivery');
-      const rejected = info.rejected.length ? `Rejected by the server: ${info.rejected.join(', ')}` : null;
-      return { outcome: 'sent', error: rejected, responseStatus: smtpCode(info.response), target };
-    } catch (err) {
-      const code = (err as { responseCode?: unknown }).responseCode;
-      return { outcome: smtpOutcome(err), error: `SMTP: ${errorSummary(err).message ?? 'failed'}`, responseStatus: typeof code === 'number' ? code : null, target };
+    return { ...(await sendMail(channelDeps, { to, ...emailPage(page, deps.baseUrl, action.subject) })), target: to.join(', ') };
+  }
+
+  async function webhookAction(row: NotificationRow, action: WebhookActionInput, event: string | undefined): Promise<AttemptResult> {
+    return sendWebhook(channelDeps, await context(row, event), action.url, action.secret);
+  }
+
+  async function sendAttempt(row: NotificationRow, action: DeliveryAction, event: string | undefined): Promise<AttemptResult> {
+    switch (action.type) {
+      case 'email': return emailAction(row, action);
+      case 'webhook': return webhookAction(row, action, event);
+      case 'page': return channelOf(action.channel).send(channelDeps, await context(row, event), action.target);
     }
   }
 
-  async function sendWebhook(row: NotificationRow, action: WebhookActionInput, event: string | undefined): Promise<AttemptResult> {
-    const checked = checkOutboundUrl(action.url, deps.outboundAllow);
-    if (!checked.ok) throw new PermanentFailure(`The URL ${checked.reason}`);
-    const ctx = await context(row);
-    const sentAt = clock.now();
-    const body = Buffer.from(webhookBody(ctx, row.id, event ?? ctx.trigger ?? 'alert.notification', iso(sentAt)), 'utf8');
-    const headers = {
-      'Content-Type': 'application/json',
-      'User-Agent': deps.userAgent,
-      'X-AlertFlow-Timestamp': String(Math.floor(sentAt / 1000)),
-      'X-AlertFlow-Signature': signature(body, action.secret),
-      'X-AlertFlow-Delivery': row.id,
-    };
-    try {
-      const res = await guardedPost(checked.url, body, headers, { allow: deps.outboundAllow, timeoutMs: webhookTimeoutMs });
-      const outcome = httpOutcome(res.status);
-      const error = outcome === 'sent' ? null : `HTTP ${res.status}${res.excerpt.trim() ? `: ${res.excerpt}` : ''}`;
-      return { outcome, error, responseStatus: res.status };
-    } catch (err) {
-      if (err instanceof OutboundRefusedError) throw new PermanentFailure(`The URL is refused: ${err.message}`);
-      const e = errorSummary(err);
-      return { outcome: 'retry', error: `${e.code ? `${String(e.code)}: ` : ''}${e.message ?? 'request failed'}`, responseStatus: null };
-    }
-  }
+  /** The host an attempt reaches for (its circuit breaker's key), if it is an HTTP one. */
+  const hostOfAction = (action: DeliveryAction): string | null =>
+    action.type === 'webhook' ? hostOf(action.url) : action.type === 'page' ? channelOf(action.channel).host(action.target) : null;
 
     /** Records an attempt's outcome and returns the row as it now is. */
   async function settle(row: NotificationRow, attempt: number, r: AttemptResult): Promise<NotificationRow> {
@@ -244,7 +213,7 @@ export function notificationsService(deps: NotificationsDeps) {
      * returned with `created: false`. Queue the delivery job only when `created`.
      */
     async prepare(db: Kysely<DB>, input: PrepareInput): Promise<{ id: string; created: boolean }> {
-      const key = idempotencyKey(input.alertId, input.workflowId, input.actionIndex);
+      const key = input.source === 'escalation' ? input.key : idempotencyKey(input.alertId, input.workflowId, input.actionIndex);
       const now = clock.now();
       const id = newId('ntf');
       const created = await repo.insertIfAbsent(db, {
@@ -252,8 +221,12 @@ export function notificationsService(deps: NotificationsDeps) {
         org_id: input.orgId,
         alert_id: input.alertId,
         incident_id: input.incidentId,
-        workflow_id: input.workflowId,
-        action_index: input.actionIndex,
+        workflow_id: input.source === 'escalation' ? null : input.workflowId,
+        action_index: input.source === 'escalation' ? null : input.actionIndex,
+        source: input.source ?? 'workflow',
+        escalation_id: input.source === 'escalation' ? input.escalationId : null,
+        step: input.source === 'escalation' ? input.step : null,
+        recipient_id: input.source === 'escalation' ? input.recipientId : null,
         channel: input.channel,
         target: input.channel === 'webhook' ? displayUrl(input.target) : input.target,
         status: 'pending',
@@ -284,7 +257,7 @@ export function notificationsService(deps: NotificationsDeps) {
       if (!row) throw new Error(`Notification ${notificationId} not found`);
       if (row.status !== 'pending') return toNotification(row);
       const now = clock.now();
-      const host = action.type === 'webhook' ? targetHost(action.url) : null;
+      const host = hostOfAction(action);
       if (host !== null) {
         const admission = admit(hosts, breakerPolicy, host, now);
         if (!admission.ok) throw new DeliveryDeferred(admission.retryAt);
@@ -299,8 +272,9 @@ export function notificationsService(deps: NotificationsDeps) {
       let result: AttemptResult;
       const started = performance.now();
       try {
-        if (action.type !== claimed.channel) throw new PermanentFailure(`A ${action.type} action cannot deliver a ${claimed.channel} notification`);
-        result = action.type === 'email' ? await sendEmail(claimed, action) : await sendWebhook(claimed, action, opts.event);
+        const channel = action.type === 'page' ? action.channel : action.type;
+        if (channel !== claimed.channel) throw new PermanentFailure(`A ${channel} delivery cannot deliver a ${claimed.channel} notification`);
+        result = await sendAttempt(claimed, action, opts.event);
         // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
         // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
         if (host !== null) record(hosts, breakerPolicy, host, result.outcome !== 'retry' || result.responseStatus !== null, clock.now());

@@ -9,7 +9,7 @@ import { MASKED_SECRET, type WorkflowAction, type WorkflowActionInput } from './
 
 /** An id an action names, to be checked against the organization's records. */
 export interface Reference {
-  kind: 'user' | 'schedule';
+  kind: 'user' | 'schedule' | 'escalation_policy';
   id: string;
   path: string;
 }
@@ -55,7 +55,9 @@ export function checkActions(input: readonly WorkflowActionInput[], base = '/act
         });
         const title = a.title ?? DEFAULT_INCIDENT_TITLE;
         errors.push(...templateErrors(title, `${at}/title`));
-        actions.push({ type: 'create_incident', groupBy, title });
+        const escalationPolicyId = a.escalationPolicyId ?? null;
+        if (escalationPolicyId !== null) references.push({ kind: 'escalation_policy', id: escalationPolicyId, path: `${at}/escalationPolicyId` });
+        actions.push({ type: 'create_incident', groupBy, title, ...(escalationPolicyId !== null && { escalationPolicyId }) });
         incident = true;
         break;
       }
@@ -106,6 +108,11 @@ export function checkActions(input: readonly WorkflowActionInput[], base = '/act
       }
       case 'suppress':
         actions.push({ type: 'suppress' });
+        break;
+      case 'escalate':
+        if (!incident) errors.push({ path: `${at}/type`, message: 'escalate needs a create_incident action before it: it escalates that incident' });
+        references.push({ kind: 'escalation_policy', id: a.policyId, path: `${at}/policyId` });
+        actions.push({ type: 'escalate', policyId: a.policyId });
         break;
     }
   });

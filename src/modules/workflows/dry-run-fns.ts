@@ -89,6 +89,8 @@ function describe(action: WorkflowAction, ctx: TemplateContext & { alert: Templa
     case 'suppress':
       alert.status = 'suppressed';
       return 'suppress the alert';
+    case 'escalate':
+      return `start escalation policy ${action.policyId} for the incident, unless it is acknowledged, resolved or escalating already`;
   }
 }
 

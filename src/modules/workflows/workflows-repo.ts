@@ -98,6 +98,8 @@ export function workflowsRepo() {
     /** The organization's schedules among `ids` (a plain read of the schedules table). */
     schedules: (db: Kysely<DB>, orgId: string, ids: string[]) =>
       ids.length === 0 ? Promise.resolve([]) : db.selectFrom('schedules').select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute(),
+    escalationPolicies: (db: Kysely<DB>, orgId: string, ids: string[]) =>
+      ids.length === 0 ? Promise.resolve([]) : db.selectFrom('escalation_policies').select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute(),
   };
 }
 export type WorkflowsRepo = ReturnType<typeof workflowsRepo>;

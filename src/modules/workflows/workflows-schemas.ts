@@ -10,7 +10,7 @@ export type { ConditionLeaf } from '../../lib/conditions.ts';
 export const TRIGGERS = ['alert.created', 'alert.acknowledged', 'alert.resolved', 'alert.reopened'] as const;
 export type Trigger = (typeof TRIGGERS)[number];
 
-export const ACTION_TYPES = ['create_incident', 'assign', 'email', 'webhook', 'set_severity', 'add_labels', 'suppress'] as const;
+export const ACTION_TYPES = ['create_incident', 'assign', 'email', 'webhook', 'set_severity', 'add_labels', 'suppress', 'escalate'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 /** How deep conditions nest, counting the leaves: `any` → `all` → `not` → leaf is the deepest. */
@@ -84,6 +84,7 @@ const actionIn = {
     type: kind('create_incident'),
     groupBy: Type.Optional(Type.Array(FieldPath, { maxItems: 5, description: 'Fields whose values group alerts into one open incident of this workflow (0–5; none: one open incident for the whole workflow).' })),
     title: Type.Optional(Template(`Incident title for a new incident, default \`{{alert.title}}\`. ${TEMPLATE_ABOUT}`)),
+    escalationPolicyId: Type.Optional(Nullable(Id('An escalation policy of this organization: a newly opened incident starts escalating with it.'))),
   }, 'Joins the open incident of this workflow with the same group values, else opens one; the alert gets its incidentId.'),
   assign: obj({
     type: kind('assign'),
@@ -104,17 +105,20 @@ const actionIn = {
   set_severity: obj({ type: kind('set_severity'), severity: StringEnum(SEVERITIES) }, 'Changes the alert\'s severity.'),
   add_labels: obj({ type: kind('add_labels'), labels: LabelValues }, 'Adds (or overwrites) labels of the alert.'),
   suppress: obj({ type: kind('suppress') }, 'Suppresses the alert.'),
+  escalate: obj({ type: kind('escalate'), policyId: Id('An escalation policy of this organization.') },
+    'Starts the policy for the incident of the create_incident action before it, unless that incident is acknowledged, resolved or escalating already.'),
 };
 
 /** Response forms: every field present, the webhook secret masked. */
 const actionOut = {
-  create_incident: obj({ type: kind('create_incident'), groupBy: Type.Array(Type.String()), title: Type.String() }),
+  create_incident: obj({ type: kind('create_incident'), groupBy: Type.Array(Type.String()), title: Type.String(), escalationPolicyId: Type.Optional(Nullable(Type.String())) }),
   assign: obj({ type: kind('assign'), scheduleId: Nullable(Type.String()), userId: Nullable(Type.String()) }),
   email: obj({ type: kind('email'), to: Type.Array(Type.String()), toOnCall: Nullable(Type.String()), subject: Type.String({ description: 'Empty: the default subject.' }) }),
   webhook: obj({ type: kind('webhook'), url: Type.String(), secret: StringEnum([MASKED_SECRET] as const) }),
   set_severity: obj({ type: kind('set_severity'), severity: StringEnum(SEVERITIES) }),
   add_labels: obj({ type: kind('add_labels'), labels: Type.Record(Type.String(), Type.String()) }),
   suppress: obj({ type: kind('suppress') }),
+  escalate: obj({ type: kind('escalate'), policyId: Type.String() }),
 };
 
 type InputOf<K extends ActionType> = Static<(typeof actionIn)[K]>;
@@ -131,14 +135,15 @@ export const ActionInput = Type.Unsafe<WorkflowActionInput>({
 });
 
 /** An action as stored (what the runner reads): defaults filled in, the webhook secret in clear. */
-export type CreateIncidentAction = { type: 'create_incident'; groupBy: string[]; title: string };
+export type CreateIncidentAction = { type: 'create_incident'; groupBy: string[]; title: string; escalationPolicyId?: string | null };
 export type AssignAction = { type: 'assign'; scheduleId: string | null; userId: string | null };
 export type EmailAction = { type: 'email'; to: string[]; toOnCall: string | null; subject: string };
 export type WebhookAction = { type: 'webhook'; url: string; secret: string };
 export type SetSeverityAction = { type: 'set_severity'; severity: Severity };
 export type AddLabelsAction = { type: 'add_labels'; labels: Record<string, string> };
 export type SuppressAction = { type: 'suppress' };
-export type WorkflowAction = CreateIncidentAction | AssignAction | EmailAction | WebhookAction | SetSeverityAction | AddLabelsAction | SuppressAction;
+export type EscalateAction = { type: 'escalate'; policyId: string };
+export type WorkflowAction = CreateIncidentAction | AssignAction | EmailAction | WebhookAction | SetSeverityAction | AddLabelsAction | SuppressAction | EscalateAction;
 
 export const ActionOutput = Type.Unsafe<WorkflowAction>({ anyOf: ACTION_TYPES.map((t) => actionOut[t]) });
 

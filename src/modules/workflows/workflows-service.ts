@@ -72,9 +72,11 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
     const ids = (kind: Reference['kind']) => [...new Set(refs.filter((r) => r.kind === kind).map((r) => r.id))];
     const users = new Set((await repo.users(db, orgId, ids('user'))).map((u) => u.id));
     const schedules = new Set((await repo.schedules(db, orgId, ids('schedule'))).map((s) => s.id));
+    const policies = new Set((await repo.escalationPolicies(db, orgId, ids('escalation_policy'))).map((p) => p.id));
+    const known = { user: users, schedule: schedules, escalation_policy: policies };
     const errors = refs
-      .filter((r) => !(r.kind === 'user' ? users : schedules).has(r.id))
-      .map((r) => ({ path: r.path, message: `is not a ${r.kind} of this organization` }));
+      .filter((r) => !known[r.kind].has(r.id))
+      .map((r) => ({ path: r.path, message: `is not ${r.kind === 'escalation_policy' ? 'an escalation policy' : `a ${r.kind}`} of this organization` }));
     if (errors.length > 0) throw refused(errors);
   }
 

@@ -2075,12 +2075,22 @@ export interface paths {
                                 id: string;
                                 alertId: string;
                                 incidentId: string | null;
-                                workflowId: string;
-                                /** @description The position of the action in the workflow's `actions`, from 0. */
-                                actionIndex: number;
+                                /**
+                                 * @description What sent it: a workflow action, an escalation step, a heartbeat or a handoff notice.
+                                 * @enum {string}
+                                 */
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff";
+                                /** @description For `source: workflow`. */
+                                workflowId: string | null;
+                                /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
+                                actionIndex: number | null;
+                                /** @description For `source: escalation`: the policy step, from 1. */
+                                step: number | null;
+                                /** @description The member paged, when a member was (not a channel). */
+                                recipientId: string | null;
                                 /** @enum {string} */
-                                channel: "email" | "webhook";
-                                /** @description The webhook URL, or the email recipients (comma-separated) once resolved. */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                /** @description The webhook URL, the email recipients (comma-separated) once resolved, the ntfy topic, or the host of a chat webhook (its URL is a secret). */
                                 target: string;
                                 /**
                                  * @description `pending` until delivered (retries included), then `sent` or `failed`.
@@ -10211,7 +10221,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 name: string;
-                                scopes: ("alerts:read" | "alerts:write" | "incidents:read" | "incidents:write" | "clients:read" | "clients:write" | "workflows:read" | "workflows:write" | "schedules:read" | "schedules:write" | "integrations:read" | "integrations:write" | "suppression:read" | "suppression:write" | "heartbeats:read" | "heartbeats:write" | "users:read" | "users:write" | "api_keys:read" | "api_keys:write" | "audit:read")[];
+                                scopes: ("alerts:read" | "alerts:write" | "incidents:read" | "incidents:write" | "clients:read" | "clients:write" | "workflows:read" | "workflows:write" | "schedules:read" | "schedules:write" | "integrations:read" | "integrations:write" | "suppression:read" | "suppression:write" | "heartbeats:read" | "heartbeats:write" | "escalations:read" | "escalations:write" | "users:read" | "users:write" | "api_keys:read" | "api_keys:write" | "audit:read")[];
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -10386,7 +10396,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
-                        scopes: ("alerts:read" | "alerts:write" | "incidents:read" | "incidents:write" | "clients:read" | "clients:write" | "workflows:read" | "workflows:write" | "schedules:read" | "schedules:write" | "integrations:read" | "integrations:write" | "suppression:read" | "suppression:write" | "heartbeats:read" | "heartbeats:write" | "users:read" | "users:write" | "api_keys:read" | "api_keys:write" | "audit:read")[];
+                        scopes: ("alerts:read" | "alerts:write" | "incidents:read" | "incidents:write" | "clients:read" | "clients:write" | "workflows:read" | "workflows:write" | "schedules:read" | "schedules:write" | "integrations:read" | "integrations:write" | "suppression:read" | "suppression:write" | "heartbeats:read" | "heartbeats:write" | "escalations:read" | "escalations:write" | "users:read" | "users:write" | "api_keys:read" | "api_keys:write" | "audit:read")[];
                         /** Format: date-time */
                         expiresAt?: string | null;
                     };
@@ -10403,7 +10413,7 @@ export interface paths {
                             data: {
                                 id: string;
                                 name: string;
-                                scopes: ("alerts:read" | "alerts:write" | "incidents:read" | "incidents:write" | "clients:read" | "clients:write" | "workflows:read" | "workflows:write" | "schedules:read" | "schedules:write" | "integrations:read" | "integrations:write" | "suppression:read" | "suppression:write" | "heartbeats:read" | "heartbeats:write" | "users:read" | "users:write" | "api_keys:read" | "api_keys:write" | "audit:read")[];
+                                scopes: ("alerts:read" | "alerts:write" | "incidents:read" | "incidents:write" | "clients:read" | "clients:write" | "workflows:read" | "workflows:write" | "schedules:read" | "schedules:write" | "integrations:read" | "integrations:write" | "suppression:read" | "suppression:write" | "heartbeats:read" | "heartbeats:write" | "escalations:read" | "escalations:write" | "users:read" | "users:write" | "api_keys:read" | "api_keys:write" | "audit:read")[];
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -12764,6 +12774,7 @@ export interface paths {
                                     type: "create_incident";
                                     groupBy: string[];
                                     title: string;
+                                    escalationPolicyId?: string | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -12796,6 +12807,10 @@ export interface paths {
                                 } | {
                                     /** @enum {string} */
                                     type: "suppress";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "escalate";
+                                    policyId: string;
                                 })[];
                                 /**
                                  * Format: date-time
@@ -13099,6 +13114,8 @@ export interface paths {
                             groupBy?: string[];
                             /** @description Incident title for a new incident, default `{{alert.title}}`. Placeholders `{{alert.<field>}}`, `{{alert.labels.<key>}}`, `{{alert.annotations.<key>}}`, `{{incident.number}}`, `{{incident.title}}`. */
                             title?: string;
+                            /** @description An escalation policy of this organization: a newly opened incident starts escalating with it. */
+                            escalationPolicyId?: string | null;
                         } | {
                             /** @enum {string} */
                             type: "assign";
@@ -13136,6 +13153,11 @@ export interface paths {
                         } | {
                             /** @enum {string} */
                             type: "suppress";
+                        } | {
+                            /** @enum {string} */
+                            type: "escalate";
+                            /** @description An escalation policy of this organization. */
+                            policyId: string;
                         })[];
                     };
                 };
@@ -13279,6 +13301,7 @@ export interface paths {
                                     type: "create_incident";
                                     groupBy: string[];
                                     title: string;
+                                    escalationPolicyId?: string | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -13311,6 +13334,10 @@ export interface paths {
                                 } | {
                                     /** @enum {string} */
                                     type: "suppress";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "escalate";
+                                    policyId: string;
                                 })[];
                                 /**
                                  * Format: date-time
@@ -13656,6 +13683,7 @@ export interface paths {
                                     type: "create_incident";
                                     groupBy: string[];
                                     title: string;
+                                    escalationPolicyId?: string | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -13688,6 +13716,10 @@ export interface paths {
                                 } | {
                                     /** @enum {string} */
                                     type: "suppress";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "escalate";
+                                    policyId: string;
                                 })[];
                                 /**
                                  * Format: date-time
@@ -13985,6 +14017,8 @@ export interface paths {
                             groupBy?: string[];
                             /** @description Incident title for a new incident, default `{{alert.title}}`. Placeholders `{{alert.<field>}}`, `{{alert.labels.<key>}}`, `{{alert.annotations.<key>}}`, `{{incident.number}}`, `{{incident.title}}`. */
                             title?: string;
+                            /** @description An escalation policy of this organization: a newly opened incident starts escalating with it. */
+                            escalationPolicyId?: string | null;
                         } | {
                             /** @enum {string} */
                             type: "assign";
@@ -14022,6 +14056,11 @@ export interface paths {
                         } | {
                             /** @enum {string} */
                             type: "suppress";
+                        } | {
+                            /** @enum {string} */
+                            type: "escalate";
+                            /** @description An escalation policy of this organization. */
+                            policyId: string;
                         })[];
                     };
                 };
@@ -14165,6 +14204,7 @@ export interface paths {
                                     type: "create_incident";
                                     groupBy: string[];
                                     title: string;
+                                    escalationPolicyId?: string | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -14197,6 +14237,10 @@ export interface paths {
                                 } | {
                                     /** @enum {string} */
                                     type: "suppress";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "escalate";
+                                    policyId: string;
                                 })[];
                                 /**
                                  * Format: date-time
@@ -14721,6 +14765,8 @@ export interface paths {
                             groupBy?: string[];
                             /** @description Incident title for a new incident, default `{{alert.title}}`. Placeholders `{{alert.<field>}}`, `{{alert.labels.<key>}}`, `{{alert.annotations.<key>}}`, `{{incident.number}}`, `{{incident.title}}`. */
                             title?: string;
+                            /** @description An escalation policy of this organization: a newly opened incident starts escalating with it. */
+                            escalationPolicyId?: string | null;
                         } | {
                             /** @enum {string} */
                             type: "assign";
@@ -14758,6 +14804,11 @@ export interface paths {
                         } | {
                             /** @enum {string} */
                             type: "suppress";
+                        } | {
+                            /** @enum {string} */
+                            type: "escalate";
+                            /** @description An escalation policy of this organization. */
+                            policyId: string;
                         })[];
                     };
                 };
@@ -14901,6 +14952,7 @@ export interface paths {
                                     type: "create_incident";
                                     groupBy: string[];
                                     title: string;
+                                    escalationPolicyId?: string | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -14933,6 +14985,10 @@ export interface paths {
                                 } | {
                                     /** @enum {string} */
                                     type: "suppress";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "escalate";
+                                    policyId: string;
                                 })[];
                                 /**
                                  * Format: date-time
@@ -15278,6 +15334,7 @@ export interface paths {
                                     type: "create_incident";
                                     groupBy: string[];
                                     title: string;
+                                    escalationPolicyId?: string | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -15310,6 +15367,10 @@ export interface paths {
                                 } | {
                                     /** @enum {string} */
                                     type: "suppress";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "escalate";
+                                    policyId: string;
                                 })[];
                                 /**
                                  * Format: date-time
@@ -15659,6 +15720,7 @@ export interface paths {
                                     type: "create_incident";
                                     groupBy: string[];
                                     title: string;
+                                    escalationPolicyId?: string | null;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -15691,6 +15753,10 @@ export interface paths {
                                 } | {
                                     /** @enum {string} */
                                     type: "suppress";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "escalate";
+                                    policyId: string;
                                 })[];
                                 /**
                                  * Format: date-time
@@ -16028,6 +16094,8 @@ export interface paths {
                             groupBy?: string[];
                             /** @description Incident title for a new incident, default `{{alert.title}}`. Placeholders `{{alert.<field>}}`, `{{alert.labels.<key>}}`, `{{alert.annotations.<key>}}`, `{{incident.number}}`, `{{incident.title}}`. */
                             title?: string;
+                            /** @description An escalation policy of this organization: a newly opened incident starts escalating with it. */
+                            escalationPolicyId?: string | null;
                         } | {
                             /** @enum {string} */
                             type: "assign";
@@ -16065,6 +16133,11 @@ export interface paths {
                         } | {
                             /** @enum {string} */
                             type: "suppress";
+                        } | {
+                            /** @enum {string} */
+                            type: "escalate";
+                            /** @description An escalation policy of this organization. */
+                            policyId: string;
                         })[];
                         alert: {
                             title: string;
@@ -16107,7 +16180,7 @@ export interface paths {
                                     /** @description Position in the workflow's actions, from 0. */
                                     index: number;
                                     /** @enum {string} */
-                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress";
+                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress" | "escalate";
                                     /** @description What the action would do to the sample, templates rendered. */
                                     description: string;
                                 }[];
@@ -16353,7 +16426,7 @@ export interface paths {
                                     /** @description Position in the workflow's actions, from 0. */
                                     index: number;
                                     /** @enum {string} */
-                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress";
+                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress" | "escalate";
                                     /** @description What the action would do to the sample, templates rendered. */
                                     description: string;
                                 }[];
@@ -16579,7 +16652,7 @@ export interface paths {
                                     /** @description Position in the workflow's actions, from 0. */
                                     index: number;
                                     /** @enum {string} */
-                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress";
+                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress" | "escalate";
                                     /** @enum {string} */
                                     status: "queued" | "done" | "skipped" | "failed";
                                     /** @description What happened: the incident joined, the address sent to, the error, why skipped. */
@@ -17057,7 +17130,7 @@ export interface paths {
                                 timeline: {
                                     id: string;
                                     /** @enum {string} */
-                                    type: "opened" | "alert_joined" | "status_changed" | "assigned" | "notification_sent" | "notification_failed";
+                                    type: "opened" | "alert_joined" | "status_changed" | "assigned" | "notification_sent" | "notification_failed" | "escalation_started" | "escalation_step" | "escalation_stopped";
                                     actor: {
                                         /** @enum {string} */
                                         type: "integration" | "api_key" | "user" | "system";
@@ -21886,6 +21959,1408 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/escalation-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List escalation policies
+         * @description An escalation policy pages its steps in order until someone acknowledges or resolves the incident: each step pages its targets (a member by their contact methods, by email at their account address when they have none; a schedule's on-call at the moment the step fires; a channel), then waits `delayMinutes` before the next step; after the last, the whole policy runs again `repeat` times. A workflow starts it (`escalate` action, or `escalationPolicyId` on `create_incident`); acknowledging, resolving (API, dashboard, the page's link) stops it at once; reassigning restarts it, with the new assignee paged in step 1. Each page carries a signed link to acknowledge or resolve, valid 24 hours, usable once. Newest first.
+         *
+         *     Requires scope `escalations:read`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1–100 (default 25). */
+                    limit?: number;
+                    /** @description The `nextCursor` of the previous page; omit for the first page. */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                steps: {
+                                    /** @description Minutes after this step before the next one (or the next round) fires, 0–1440. */
+                                    delayMinutes: number;
+                                    targets: ({
+                                        /** @enum {string} */
+                                        type: "user";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "schedule";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "channel";
+                                        /** @enum {string} */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        target: {
+                                            [key: string]: string;
+                                        };
+                                    })[];
+                                }[];
+                                repeat: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            }[];
+                            meta: {
+                                limit: number;
+                                hasMore: boolean;
+                                nextCursor: string | null;
+                                /** @description Count of matching records; first page only. */
+                                total?: number;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an escalation policy
+         * @description An escalation policy pages its steps in order until someone acknowledges or resolves the incident: each step pages its targets (a member by their contact methods, by email at their account address when they have none; a schedule's on-call at the moment the step fires; a channel), then waits `delayMinutes` before the next step; after the last, the whole policy runs again `repeat` times. A workflow starts it (`escalate` action, or `escalationPolicyId` on `create_incident`); acknowledging, resolving (API, dashboard, the page's link) stops it at once; reassigning restarts it, with the new assignee paged in step 1. Each page carries a signed link to acknowledge or resolve, valid 24 hours, usable once. Users and schedules named must be the organization's (400 naming the path); channel targets must match their channel's shape.
+         *
+         *     Requires scope `escalations:write`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description In order, 1–10. */
+                        steps: {
+                            /** @description Minutes after this step before the next one (or the next round) fires, 0–1440. */
+                            delayMinutes: number;
+                            targets: ({
+                                /** @enum {string} */
+                                type: "user";
+                                id: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "schedule";
+                                id: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "channel";
+                                /** @enum {string} */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                target: {
+                                    [key: string]: string;
+                                };
+                            })[];
+                        }[];
+                        /**
+                         * @description How many more times the whole policy runs after its last step while nobody acknowledges, 0–5.
+                         * @default 0
+                         */
+                        repeat?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                steps: {
+                                    /** @description Minutes after this step before the next one (or the next round) fires, 0–1440. */
+                                    delayMinutes: number;
+                                    targets: ({
+                                        /** @enum {string} */
+                                        type: "user";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "schedule";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "channel";
+                                        /** @enum {string} */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        target: {
+                                            [key: string]: string;
+                                        };
+                                    })[];
+                                }[];
+                                repeat: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/escalation-policies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an escalation policy
+         * @description Requires scope `escalations:read`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                steps: {
+                                    /** @description Minutes after this step before the next one (or the next round) fires, 0–1440. */
+                                    delayMinutes: number;
+                                    targets: ({
+                                        /** @enum {string} */
+                                        type: "user";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "schedule";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "channel";
+                                        /** @enum {string} */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        target: {
+                                            [key: string]: string;
+                                        };
+                                    })[];
+                                }[];
+                                repeat: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Update an escalation policy
+         * @description Partial: fields left out stay as they are. Escalations under way keep the policy as it was when they started.
+         *
+         *     Requires scope `escalations:write`.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        /** @description In order, 1–10. */
+                        steps?: {
+                            /** @description Minutes after this step before the next one (or the next round) fires, 0–1440. */
+                            delayMinutes: number;
+                            targets: ({
+                                /** @enum {string} */
+                                type: "user";
+                                id: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "schedule";
+                                id: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "channel";
+                                /** @enum {string} */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                target: {
+                                    [key: string]: string;
+                                };
+                            })[];
+                        }[];
+                        /** @description How many more times the whole policy runs after its last step while nobody acknowledges, 0–5. */
+                        repeat?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                steps: {
+                                    /** @description Minutes after this step before the next one (or the next round) fires, 0–1440. */
+                                    delayMinutes: number;
+                                    targets: ({
+                                        /** @enum {string} */
+                                        type: "user";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "schedule";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "channel";
+                                        /** @enum {string} */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        target: {
+                                            [key: string]: string;
+                                        };
+                                    })[];
+                                }[];
+                                repeat: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Delete an escalation policy
+         * @description Refused (409, naming them) while a workflow uses the policy. Escalations under way finish with their copy of it.
+         *
+         *     Requires scope `escalations:write`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description CONFLICT */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Update an escalation policy (synonym of PUT)
+         * @description Partial: fields left out stay as they are. Escalations under way keep the policy as it was when they started.
+         *
+         *     Requires scope `escalations:write`.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                        /** @description In order, 1–10. */
+                        steps?: {
+                            /** @description Minutes after this step before the next one (or the next round) fires, 0–1440. */
+                            delayMinutes: number;
+                            targets: ({
+                                /** @enum {string} */
+                                type: "user";
+                                id: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "schedule";
+                                id: string;
+                            } | {
+                                /** @enum {string} */
+                                type: "channel";
+                                /** @enum {string} */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                target: {
+                                    [key: string]: string;
+                                };
+                            })[];
+                        }[];
+                        /** @description How many more times the whole policy runs after its last step while nobody acknowledges, 0–5. */
+                        repeat?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                name: string;
+                                steps: {
+                                    /** @description Minutes after this step before the next one (or the next round) fires, 0–1440. */
+                                    delayMinutes: number;
+                                    targets: ({
+                                        /** @enum {string} */
+                                        type: "user";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "schedule";
+                                        id: string;
+                                    } | {
+                                        /** @enum {string} */
+                                        type: "channel";
+                                        /** @enum {string} */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        target: {
+                                            [key: string]: string;
+                                        };
+                                    })[];
+                                }[];
+                                repeat: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
 }

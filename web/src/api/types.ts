@@ -69,3 +69,7 @@ export type ContactType = ContactMethod['type'];
 export type CreateContactMethodBody = Body<paths['/users/me/contact-methods']['post']>;
 export type PatchContactMethodBody = Body<paths['/users/me/contact-methods/{id}']['patch']>;
 export type NotificationRule = Ok<paths['/users/me/notification-rules']['get']>['data']['rules'][number];
+export type EscalationPolicy = Ok<paths['/escalation-policies/{id}']['get']>['data'];
+export type CreateEscalationPolicyBody = Body<paths['/escalation-policies']['post']>;
+export type EscalationStep = EscalationPolicy['steps'][number];
+export type EscalationTarget = EscalationStep['targets'][number];

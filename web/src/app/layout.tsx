@@ -11,6 +11,7 @@ const NAV = [
   { to: '/alerts', label: 'Alerts' },
   { to: '/incidents', label: 'Incidents' },
   { to: '/oncall', label: 'On call' },
+  { to: '/escalation-policies', label: 'Escalation' },
   { to: '/integrations', label: 'Integrations' },
   { to: '/heartbeats', label: 'Heartbeats' },
   { to: '/workflows', label: 'Workflows' },

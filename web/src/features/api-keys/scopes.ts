@@ -9,6 +9,7 @@ export const SCOPES = [
   'clients:read', 'clients:write', 'workflows:read', 'workflows:write', 'schedules:read', 'schedules:write',
   'suppression:read', 'suppression:write', 'users:read', 'users:write', 'api_keys:read', 'api_keys:write', 'audit:read',
   'heartbeats:read', 'heartbeats:write',
+  'escalations:read', 'escalations:write',
 ] as const satisfies readonly Scope[];
 type Missing = Exclude<Scope, (typeof SCOPES)[number]>;
 const exhaustive: [Missing] extends [never] ? true : Missing = true;

@@ -1,7 +1,7 @@
 import type { ActionDraft } from './workflow-fns';
 
 /** Where a choice field's options come from. */
-export type ChoiceSource = 'schedules' | 'users' | 'severities';
+export type ChoiceSource = 'schedules' | 'users' | 'severities' | 'policies';
 
 /**
  * One field of an action's form. `text` and `secret` edit a string, `list` a list of strings (comma-separated),
@@ -34,6 +34,7 @@ export const ACTION_TYPES: Record<string, ActionType> = {
     fields: [
       { name: 'groupBy', label: 'Group by', kind: 'list', hint: 'Fields, comma-separated (e.g. labels.service); none: one open incident for the workflow.' },
       { name: 'title', label: 'Incident title', kind: 'text', hint: `Default {{alert.title}}. ${TEMPLATES}` },
+      { name: 'escalationPolicyId', label: 'Escalate a new incident with', kind: 'choice', choices: 'policies', hint: 'Optional: an escalation policy started when this action opens the incident.' },
     ],
     blank: () => ({ type: 'create_incident', groupBy: [], title: '{{alert.title}}' }),
   },
@@ -82,6 +83,12 @@ export const ACTION_TYPES: Record<string, ActionType> = {
     about: 'The alert is stored suppressed; later workflows do not run for it.',
     fields: [],
     blank: () => ({ type: 'suppress' }),
+  },
+  escalate: {
+    label: 'Escalate the incident',
+    about: 'Starts an escalation policy for the incident (pages step by step until someone acknowledges), unless it is acknowledged, resolved or escalating already. Needs an incident action before it.',
+    fields: [{ name: 'policyId', label: 'Escalation policy', kind: 'choice', choices: 'policies' }],
+    blank: () => ({ type: 'escalate', policyId: '' }),
   },
 };
 

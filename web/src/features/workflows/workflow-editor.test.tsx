@@ -16,7 +16,7 @@ function Conditions({ initial = null, error = null, seen }: { initial?: Conditio
 
 function Actions({ initial, error = null, seen }: { initial: ActionDraft[]; error?: unknown; seen: { value: ActionDraft[] } }) {
   const [value, setValue] = useState(initial);
-  const choices = { schedules: [{ value: 'sch_1', label: 'Primary' }], users: [], severities: SEVERITY_CHOICES };
+  const choices = { schedules: [{ value: 'sch_1', label: 'Primary' }], users: [], policies: [], severities: SEVERITY_CHOICES };
   return <ActionList actions={value} error={error} choices={choices} onChange={(a) => { seen.value = a; setValue(a); }} />;
 }
 

@@ -29,7 +29,7 @@ export function WorkflowEditor({ initial, onSave, saving, saveError, saved }: Pr
   // Problems show beside the fields from whichever of save and test ran last.
   const [lastRun, setLastRun] = useState<'save' | 'test'>('save');
   const recent = useRecentAlerts();
-  const { schedules, users } = useActionChoices();
+  const { schedules, users, policies } = useActionChoices();
   const dryRun = useDryRun();
   const canWrite = useCan('workflows:write');
   const error = lastRun === 'save' ? saveError : dryRun.error;
@@ -90,7 +90,7 @@ export function WorkflowEditor({ initial, onSave, saving, saveError, saved }: Pr
             </fieldset>
             <fieldset>
               <legend>Actions, in order</legend>
-              <ActionList actions={draft.actions} onChange={(actions) => set({ actions })} error={error} choices={{ schedules, users, severities: SEVERITY_CHOICES }} />
+              <ActionList actions={draft.actions} onChange={(actions) => set({ actions })} error={error} choices={{ schedules, users, policies, severities: SEVERITY_CHOICES }} />
             </fieldset>
           </>
         ) : (

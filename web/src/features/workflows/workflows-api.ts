@@ -35,7 +35,7 @@ export function useRecentAlerts() {
   });
 }
 
-/** The schedules and users actions can name (the first 100 of each: the API's page limit). */
+/** The schedules, users and escalation policies actions can name (the first 100 of each: the API's page limit). */
 export function useActionChoices() {
   const schedules = useQuery({
     queryKey: ['schedules', 'choices'],
@@ -45,8 +45,13 @@ export function useActionChoices() {
     queryKey: ['users', 'choices'],
     queryFn: ({ signal }) => unwrap(api.GET('/users', { params: { query: { limit: 100 } }, signal })),
   });
+  const policies = useQuery({
+    queryKey: ['escalation-policies', 'choices'],
+    queryFn: ({ signal }) => unwrap(api.GET('/escalation-policies', { params: { query: { limit: 100 } }, signal })),
+  });
   return {
     schedules: (schedules.data?.data ?? []).map((s) => ({ value: s.id, label: s.name })),
+    policies: (policies.data?.data ?? []).map((p) => ({ value: p.id, label: p.name })),
     users: (users.data?.data ?? []).map((u) => ({ value: u.id, label: `${u.name} <${u.email}>` })),
   };
 }

@@ -1,0 +1,64 @@
+import { Type, type Static } from 'typebox';
+import { StringEnum, Timestamp, UpdateBody } from '../../http/schemas.ts';
+import { listOf, PageQuery } from '../../lib/pagination.ts';
+import { CHANNEL_TYPES } from '../notifications/channels/channel.ts';
+import { CHANNELS } from '../notifications/channels/registry.ts';
+
+export const MAX_STEPS = 10;
+export const MAX_TARGETS = 10;
+export const MAX_DELAY_MINUTES = 1440;
+export const MAX_REPEAT = 5;
+
+const Id = Type.String({ minLength: 1, maxLength: 200 });
+
+const CHANNEL_SHAPES = CHANNEL_TYPES.map((c) => `${c} \`{${Object.keys((CHANNELS[c].target as { properties: object }).properties).join(', ')}}\``).join('; ');
+
+/**
+ * The three kinds of target. A channel's `target` is text by name here and checked against that channel's own
+ * schema when the policy is saved (checkSteps), so a mistake is reported once, at its own path.
+ */
+const targetForms = (out: boolean) => [
+  Type.Object({ type: StringEnum(['user'] as const), id: out ? Type.String() : Id }, { additionalProperties: false, description: 'A member, paged by their contact methods (by email at their account address when they have none).' }),
+  Type.Object({ type: StringEnum(['schedule'] as const), id: out ? Type.String() : Id }, { additionalProperties: false, description: 'Whoever is on call in the schedule when the step fires.' }),
+  Type.Object({
+    type: StringEnum(['channel'] as const),
+    channel: StringEnum(CHANNEL_TYPES),
+    target: Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 5, description: `The channel's target: ${CHANNEL_SHAPES}.` }),
+  }, { additionalProperties: false, description: 'A channel (a team room, a shared webhook).' }),
+];
+export type Target = Static<ReturnType<typeof targetForms>[number]>;
+
+/** Received: `oneOf` with a discriminator on `type`, so only the form `type` names is checked and a problem is reported once. */
+const TargetInput = Type.Unsafe<Target>({ oneOf: targetForms(false), discriminator: { propertyName: 'type' } });
+const TargetOutput = Type.Unsafe<Target>({ anyOf: targetForms(true) });
+
+const stepOf = (target: typeof TargetInput) => Type.Object({
+  delayMinutes: Type.Integer({ minimum: 0, maximum: MAX_DELAY_MINUTES, description: 'Minutes after this step before the next one (or the next round) fires, 0–1440.' }),
+  targets: Type.Array(target, { minItems: 1, maxItems: MAX_TARGETS }),
+}, { additionalProperties: false });
+export const Step = stepOf(TargetInput);
+const StepOutput = stepOf(TargetOutput);
+export type Step = Static<typeof Step>;
+
+const editable = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  steps: Type.Array(Step, { minItems: 1, maxItems: MAX_STEPS, description: `In order, 1–${MAX_STEPS}.` }),
+  repeat: Type.Integer({ minimum: 0, maximum: MAX_REPEAT, description: 'How many more times the whole policy runs after its last step while nobody acknowledges, 0–5.' }),
+};
+
+export const EscalationPolicy = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  steps: Type.Array(StepOutput),
+  repeat: Type.Integer(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+}, { additionalProperties: false });
+export type EscalationPolicy = Static<typeof EscalationPolicy>;
+
+export const CreatePolicyBody = Type.Object({ name: editable.name, steps: editable.steps, repeat: Type.Optional({ ...editable.repeat, default: 0 }) }, { additionalProperties: false });
+export type CreatePolicyBody = Static<typeof CreatePolicyBody>;
+export const UpdatePolicyBody = UpdateBody(editable);
+export type UpdatePolicyBody = Static<typeof UpdatePolicyBody>;
+export const PolicyList = listOf(EscalationPolicy);
+export const PolicyListQuery = Type.Object(PageQuery);

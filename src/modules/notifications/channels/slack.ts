@@ -1,0 +1,54 @@
+import { Type, type Static } from 'typebox';
+import { clip, hostOf, hostOnly, pageParts, postJson, type Channel, type PageMessage } from './channel.ts';
+
+const Target = Type.Object({ webhookUrl: Type.String({ minLength: 1, maxLength: 2048, description: 'A Slack incoming webhook URL (https://hooks.slack.com/services/…).' }) }, { additionalProperties: false });
+type Target = Static<typeof Target>;
+
+/** Slack's documented limits: 50 blocks a message, 3,000 characters of section text, 150 of header text, 75 of button text. */
+export const SLACK_LIMITS = { blocks: 50, sectionText: 3000, headerText: 150, buttonText: 75, buttonUrl: 3000, fallbackText: 3000 } as const;
+
+/** mrkdwn control characters: `&`, `<` and `>` are the only ones Slack asks to escape; text can then not form a link or mention. */
+export const escapeMrkdwn = (s: string): string => s.replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+/** A URL inside `<url|text>`: its own `|`, `<` and `>` would end the link early. */
+const linkUrl = (u: string): string => u.replace(/\|/g, '%7C').replace(/</g, '%3C').replace(/>/g, '%3E');
+
+const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text: clip(text, SLACK_LIMITS.sectionText) } });
+/** Joins escaped lines up to the section limit, so a cut never falls inside an escape or a link. */
+function lines(items: string[]): string {
+  let out = '';
+  for (const item of items) {
+    const next = out === '' ? item : `${out}\n${item}`;
+    if (next.length > SLACK_LIMITS.sectionText - 2) return `${out}\n…`;
+    out = next;
+  }
+  return out;
+}
+
+export function slackPayload(page: PageMessage): Record<string, unknown> {
+  const p = pageParts(page);
+  const headline = `[${p.severity.toUpperCase()}] ${p.title}`;
+  const blocks: unknown[] = [
+    { type: 'header', text: { type: 'plain_text', text: clip(headline, SLACK_LIMITS.headerText), emoji: false } },
+    section(`*Severity:* ${escapeMrkdwn(p.severity)}   *Status:* ${escapeMrkdwn(p.status)}`),
+  ];
+  if (p.description) blocks.push(section(escapeMrkdwn(clip(p.description, SLACK_LIMITS.sectionText - 200))));
+  if (p.labels.length) blocks.push(section(lines(['*Labels*', ...p.labels.map(([k, v]) => `\`${escapeMrkdwn(clip(k, 100))}\` = ${escapeMrkdwn(clip(v, 300))}`)])));
+  blocks.push(section(lines(['*Links*', ...p.links.map(([k, v]) => `<${linkUrl(v)}|${escapeMrkdwn(clip(k, 100))}>`)])));
+  const buttons = [
+    ...(page.acknowledgeUrl ? [{ type: 'button', style: 'primary', text: { type: 'plain_text', text: 'Acknowledge' }, url: page.acknowledgeUrl, action_id: 'acknowledge' }] : []),
+    ...(page.resolveUrl ? [{ type: 'button', text: { type: 'plain_text', text: 'Resolve' }, url: page.resolveUrl, action_id: 'resolve' }] : []),
+    { type: 'button', text: { type: 'plain_text', text: 'Open in AlertFlow' }, url: page.alertUrl.slice(0, SLACK_LIMITS.buttonUrl), action_id: 'open' },
+  ];
+  blocks.push({ type: 'actions', elements: buttons });
+  return { text: clip(headline, SLACK_LIMITS.fallbackText), blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
+}
+
+/** Slack incoming webhooks: a Block Kit message; 5xx and network errors are retried, other answers are final. */
+export const slackChannel: Channel<Target> = {
+  type: 'slack',
+  target: Target,
+  describe: (t) => hostOnly(t.webhookUrl),
+  host: (t) => hostOf(t.webhookUrl),
+  render: (page) => slackPayload(page),
+  send: (deps, page, t) => postJson(deps, t.webhookUrl, slackPayload(page)),
+};

@@ -1,0 +1,57 @@
+import { Type, type Static } from 'typebox';
+import { clip, hostOf, hostOnly, pageParts, postJson, type Channel, type PageMessage } from './channel.ts';
+
+const Target = Type.Object({ webhookUrl: Type.String({ minLength: 1, maxLength: 2048, description: 'A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received").' }) }, { additionalProperties: false });
+type Target = Static<typeof Target>;
+
+/** Teams refuses messages over 28 KB; a card is kept well below that. */
+export const TEAMS_LIMITS = { bytes: 24_000, version: '1.4', facts: 30 } as const;
+
+function card(page: PageMessage, textMax: number, facts: number): Record<string, unknown> {
+  const p = pageParts(page);
+  const body: unknown[] = [
+    { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: clip(`[${p.severity.toUpperCase()}] ${p.title}`, 300) },
+    { type: 'FactSet', facts: [{ title: 'Severity', value: p.severity }, { title: 'Status', value: p.status }] },
+  ];
+  if (p.description && textMax > 0) body.push({ type: 'TextBlock', wrap: true, text: clip(p.description, textMax) });
+  if (p.labels.length && facts > 0) body.push({ type: 'FactSet', facts: p.labels.slice(0, facts).map(([k, v]) => ({ title: clip(k, 100), value: clip(v, 300) })) });
+  const actions = [
+    ...(page.acknowledgeUrl ? [{ type: 'Action.OpenUrl', title: 'Acknowledge', url: page.acknowledgeUrl }] : []),
+    ...(page.resolveUrl ? [{ type: 'Action.OpenUrl', title: 'Resolve', url: page.resolveUrl }] : []),
+    ...p.links.slice(0, 5).filter(([, u]) => u.length <= 2000).map(([k, u]) => ({ type: 'Action.OpenUrl', title: clip(k, 50), url: u })),
+  ];
+  return {
+    type: 'message',
+    attachments: [{
+      contentType: 'application/vnd.microsoft.card.adaptive',
+      contentUrl: null,
+      content: { $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: TEAMS_LIMITS.version, body, actions },
+    }],
+  };
+}
+
+/**
+ * The Adaptive Card message. Escaped text can take several bytes per character (a control character is six
+ * in JSON), so the card is measured and its description and labels shrunk until it fits the budget.
+ */
+export function teamsPayload(page: PageMessage): Record<string, unknown> {
+  let textMax = 3000;
+  let facts: number = TEAMS_LIMITS.facts;
+  for (;;) {
+    const message = card(page, textMax, facts);
+    if (Buffer.byteLength(JSON.stringify(message)) <= TEAMS_LIMITS.bytes || (textMax === 0 && facts === 0)) return message;
+    textMax = Math.floor(textMax / 2);
+    if (textMax < 50) textMax = 0;
+    facts = Math.floor(facts / 2);
+  }
+}
+
+/** Teams Workflows webhooks: 5xx and network errors are retried, other answers are final. */
+export const teamsChannel: Channel<Target> = {
+  type: 'teams',
+  target: Target,
+  describe: (t) => hostOnly(t.webhookUrl),
+  host: (t) => hostOf(t.webhookUrl),
+  render: (page) => teamsPayload(page),
+  send: (deps, page, t) => postJson(deps, t.webhookUrl, teamsPayload(page)),
+};

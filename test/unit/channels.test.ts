@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Value } from 'typebox/value';
+import type { Alert } from '../../src/modules/alerts/alerts-schemas.ts';
+import type { PageMessage } from '../../src/modules/notifications/channels/channel.ts';
+import { emailPage } from '../../src/modules/notifications/channels/email.ts';
+import { NTFY_LIMITS, ntfyPayload } from '../../src/modules/notifications/channels/ntfy.ts';
+import { CHANNELS } from '../../src/modules/notifications/channels/registry.ts';
+import { escapeMrkdwn, SLACK_LIMITS, slackPayload } from '../../src/modules/notifications/channels/slack.ts';
+import { TEAMS_LIMITS, teamsPayload } from '../../src/modules/notifications/channels/teams.ts';
+
+const ACK = 'https://alertflow.example.com/links/tok.ack';
+const RESOLVE = 'https://alertflow.example.com/links/tok.res';
+
+function alertOf(over: Partial<Alert> = {}): Alert {
+  return {
+    id: 'alt_1', title: 'Disk almost full on db1', severity: 'critical', status: 'firing', source: 'node-exporter',
+    description: 'Only 3% left.', fingerprint: 'fp', labels: { host: 'db1', env: 'prod' },
+    annotations: { runbook_url: 'https://runbooks.example.com/disk' }, integrationId: null, clientId: null, incidentId: 'inc_1',
+    suppressionId: null, occurrences: 1, lastSeenAt: '2026-11-21T10:00:00.000Z', acknowledgedAt: null, acknowledgedBy: null,
+    resolvedAt: null, resolvedBy: null, createdAt: '2026-11-21T10:00:00.000Z', updatedAt: '2026-11-21T10:00:00.000Z', ...over,
+  };
+}
+const page = (alert: Alert): PageMessage => ({
+  alert,
+  incident: {
+    id: 'inc_1', number: 7, title: 'Storage', severity: 'critical', status: 'triggered', assigneeId: null, alertCount: 1, clientId: null,
+    workflowId: 'wf', groupKey: '', acknowledgedAt: null, resolvedAt: null, createdAt: '2026-11-21T10:00:00.000Z', updatedAt: '2026-11-21T10:00:00.000Z',
+  },
+  alertUrl: 'https://alertflow.example.com/alerts/alt_1', acknowledgeUrl: ACK, resolveUrl: RESOLVE, deliveryId: 'ntf_1', event: 'escalation.step', sentAt: Date.UTC(2026, 10, 21),
+});
+
+// Everything a sender controls, long and hostile: markup, mentions, JSON breakers, control characters, astral characters.
+const HOSTILE = `<!channel> <@U123> *bold* &amp; <https://evil.example|click> "quote" \\ \u0000\u0007\u2028 ${'💥'.repeat(3000)} ${'x<>&"'.repeat(5000)}`;
+const hostile = alertOf({
+  title: HOSTILE, description: HOSTILE,
+  labels: Object.fromEntries(Array.from({ length: 63 }, (_, i) => [`k${i}<&>`, HOSTILE.slice(0, 4000)])),
+  annotations: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`link${i}`, `https://example.com/${'a'.repeat(3000)}|>${i}`])),
+});
+
+const texts = (v: unknown): string[] => {
+  if (typeof v === 'string') return [v];
+  if (Array.isArray(v)) return v.flatMap(texts);
+  if (v && typeof v === 'object') return Object.values(v).flatMap(texts);
+  return [];
+};
+
+describe('Slack Block Kit', () => {
+  it('shows severity, title, labels, links and the acknowledge button', () => {
+    const p = slackPayload(page(alertOf()));
+    const blocks = p.blocks as Array<Record<string, any>>;
+    assert.match(blocks[0]!.text.text, /^\[CRITICAL\] #7 Disk almost full on db1$/);
+    const all = JSON.stringify(p);
+    assert.match(all, /`host` = db1/);
+    assert.match(all, /<https:\/\/runbooks.example.com\/disk\|runbook_url>/);
+    const actions = blocks.find((b) => b.type === 'actions')!;
+    assert.deepEqual(actions.elements.map((e: any) => [e.text.text, e.url]).slice(0, 2), [['Acknowledge', ACK], ['Resolve', RESOLVE]]);
+  });
+
+  it('keeps hostile text within the limits and escaped', () => {
+    const p = slackPayload(page(hostile));
+    const blocks = p.blocks as Array<Record<string, any>>;
+    assert.ok(blocks.length <= SLACK_LIMITS.blocks);
+    for (const b of blocks) {
+      if (b.type === 'section') assert.ok(b.text.text.length <= SLACK_LIMITS.sectionText, `section of ${b.text.text.length}`);
+      if (b.type === 'header') assert.ok(b.text.text.length <= SLACK_LIMITS.headerText);
+    }
+    const mrkdwn = blocks.filter((b) => b.type === 'section').map((b) => b.text.text as string).join('\n');
+    // The sender's mention and link never reach Slack as syntax.
+    assert.doesNotMatch(mrkdwn, /<!channel>|<@U123>|<https:\/\/evil/);
+    assert.match(mrkdwn, /&lt;!channel&gt;/);
+    // Every link it does make is one of ours, its URL unbroken by `|` or `>`.
+    for (const m of mrkdwn.matchAll(/<([^|>]*)\|/g)) assert.match(m[1]!, /^https:\/\/(alertflow|example)\.(example\.)?com/);
+    assert.deepEqual(JSON.parse(JSON.stringify(p)), p);
+    assert.equal(escapeMrkdwn('a & <b>'), 'a &amp; &lt;b&gt;');
+  });
+});
+
+describe('Teams Adaptive Card', () => {
+  it('is a message with one Adaptive Card of a supported version, acknowledge first', () => {
+    const p = teamsPayload(page(alertOf())) as any;
+    assert.equal(p.type, 'message');
+    assert.equal(p.attachments.length, 1);
+    assert.equal(p.attachments[0].contentType, 'application/vnd.microsoft.card.adaptive');
+    const card = p.attachments[0].content;
+    assert.equal(card.type, 'AdaptiveCard');
+    assert.ok(['1.4', '1.5'].includes(card.version));
+    assert.deepEqual(card.actions[0], { type: 'Action.OpenUrl', title: 'Acknowledge', url: ACK });
+    assert.match(JSON.stringify(card.body), /\[CRITICAL\] #7 Disk almost full/);
+  });
+
+  it('stays well under 28 KB with hostile text', () => {
+    const json = JSON.stringify(teamsPayload(page(hostile)));
+    assert.ok(Buffer.byteLength(json) <= TEAMS_LIMITS.bytes, `${Buffer.byteLength(json)} bytes`);
+    assert.ok(Buffer.byteLength(json) < 28 * 1024);
+    JSON.parse(json);
+  });
+});
+
+describe('ntfy', () => {
+  it('names the topic, maps severity to priority and offers the acknowledge action', () => {
+    const severities = { critical: 5, high: 4, medium: 3, low: 2, info: 2 } as const;
+    for (const [severity, priority] of Object.entries(severities)) {
+      const p = ntfyPayload(page(alertOf({ severity: severity as Alert['severity'] })), { serverUrl: 'https://ntfy.example.com', topic: 'oncall' });
+      assert.equal(p.priority, priority);
+      assert.equal(p.topic, 'oncall');
+    }
+    const p = ntfyPayload(page(alertOf()), { serverUrl: 'https://ntfy.example.com', topic: 'oncall' }) as any;
+    assert.deepEqual(p.actions[0], { action: 'view', label: 'Acknowledge', url: ACK, clear: true });
+    assert.ok(p.actions.length <= 3);
+  });
+
+  it('bounds title and message bytes with hostile text', () => {
+    const p = ntfyPayload(page(hostile), { serverUrl: 'https://ntfy.example.com', topic: 'oncall' }) as any;
+    assert.ok(p.title.length <= NTFY_LIMITS.title);
+    assert.doesNotMatch(p.title, /[\r\n]/);
+    assert.ok(Buffer.byteLength(p.message) <= NTFY_LIMITS.messageBytes);
+    assert.ok(!texts(p).some((t) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/.test(t)), 'no half surrogate pair');
+  });
+});
+
+describe('email page', () => {
+  it('carries the acknowledge and resolve links in text and HTML, HTML escaped', () => {
+    const m = emailPage(page(alertOf({ title: '<b>x</b>' })), 'https://alertflow.example.com');
+    assert.match(m.text, new RegExp(`Acknowledge: ${ACK.replace(/\./g, '\\.')}`));
+    assert.match(m.text, /Resolve: /);
+    assert.match(m.html, /href="https:\/\/alertflow.example.com\/links\/tok.ack">Acknowledge</);
+    assert.doesNotMatch(m.html, /<b>x<\/b>/);
+  });
+});
+
+describe('registry', () => {
+  it('has every channel with a target schema that refuses unknown fields', () => {
+    assert.deepEqual(Object.keys(CHANNELS).sort(), ['email', 'ntfy', 'slack', 'teams', 'webhook']);
+    const good = { email: { to: 'a@b.test' }, webhook: { url: 'https://x.test/h' }, slack: { webhookUrl: 'https://hooks.slack.com/services/x' }, teams: { webhookUrl: 'https://x.test/w' }, ntfy: { serverUrl: 'https://ntfy.test', topic: 'ops' } };
+    for (const [type, channel] of Object.entries(CHANNELS)) {
+      assert.ok(Value.Check(channel.target, good[type as keyof typeof good]), type);
+      assert.ok(!Value.Check(channel.target, { ...good[type as keyof typeof good], extra: 1 }), `${type} refuses extra fields`);
+    }
+    // A chat webhook URL is a secret: the delivery log shows its host only.
+    assert.equal(CHANNELS.slack.describe({ webhookUrl: 'https://hooks.slack.com/services/T/B/secret' } as never), 'https://hooks.slack.com/…');
+  });
+});
+
+describe('clip', () => {
+  it('never leaves half a surrogate pair', async () => {
+    const { clip } = await import('../../src/modules/notifications/channels/channel.ts');
+    for (let max = 1; max < 8; max++) assert.doesNotMatch(clip('💥💥💥💥💥', max), /[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+});
