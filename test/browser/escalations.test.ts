@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, launchBrowser, screenshot, setUpOrganization, watchErrors } from './browser.ts';
+import { assertAccessible, browserSkipReason, freePort, OWNER, screenshot, setUpOrganization, sharedBrowser, watchErrors } from './browser.ts';
 
 /**
  * The Escalation policies pages in Debian's Chromium against a real `alertflow serve` process, on both stores:
@@ -12,17 +12,8 @@ import { assertAccessible, browserSkipReason, ensureDashboardBuilt, freePort, la
  */
 
 const skip = browserSkipReason();
-const OWNER = { email: 'owner@example.test', password: 'correct horse battery staple', name: 'Olive Owner' };
 
-let browser: Browser;
-before(async () => {
-  if (skip) return;
-  ensureDashboardBuilt();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 for (const kind of STORE_KINDS) {
   describe(`escalation policies in the dashboard (${kind})`, { skip: skip ?? false }, () => {
@@ -38,7 +29,7 @@ for (const kind of STORE_KINDS) {
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
       server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base });
-      context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context = await browser().newContext({ viewport: { width: 1280, height: 800 } });
       page = await context.newPage();
       errors = watchErrors(page);
       await setUpOrganization(page, server, OWNER);
