@@ -208,9 +208,11 @@ function alertmanagerSuite(kind: StoreKind): void {
 
   it('resolves the alerts Alertmanager sends as resolved, and only those', async () => {
     // Prometheus resolves an alert by sending it with an end time that has passed.
-    const endsAt = new Date(Date.now() - 100).toISOString();
     const resolve = ['diskDb1', 'late', 'latency'];
     const cs: Record<string, Case> = { ...all, late };
+    // Alertmanager refuses an end before the start: the late alert may have started less than 100 ms ago.
+    const latestStart = Math.max(...resolve.map((n) => Date.parse((cs[n] as Case).alert.startsAt ?? '')));
+    const endsAt = new Date(Math.max(Date.now() - 100, latestStart + 1)).toISOString();
     await x.am.push(resolve.map((n) => ({ ...(cs[n] as Case).alert, endsAt })));
 
     const alerts = await waitFor(`${resolve.join(', ')} resolved`, (as) =>

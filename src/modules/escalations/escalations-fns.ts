@@ -92,8 +92,10 @@ export type LinkCheck = { ok: true; claims: LinkClaims } | { ok: false; reason: 
 export function verifyLink(secret: string, token: string, now: number): LinkCheck {
   const [body, sig, ...rest] = token.split('.');
   if (!body || !sig || rest.length > 0) return { ok: false, reason: 'invalid' };
-  const given = Buffer.from(sig, 'base64url');
-  const expected = mac(secret, body);
+  // Compared as text: base64url decoding ignores the spare bits of the last character, so another spelling of
+  // the same signature would verify and, hashed differently, pass as an unused link.
+  const given = Buffer.from(sig);
+  const expected = Buffer.from(mac(secret, body).toString('base64url'));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'invalid' };
   let claims: LinkClaims;
   try {
