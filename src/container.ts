@@ -106,7 +106,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
 
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
-  const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors });
+  const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
+  const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors, mail: { mailer, from: config.smtpFrom, baseUrl: config.baseUrl, log } });
   const incidentRows = incidentsRepo();
   // Acknowledging, resolving or reassigning an incident stops or restarts its escalation (made further down).
   const incidents = incidentsService({
@@ -116,7 +117,6 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       incidentReassigned: (...args) => escalations.incidentReassigned(...args),
     },
   });
-  const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const users = usersService({
     store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
     forgetMember: [incidents.unassignMember, schedules.forgetMember],
@@ -168,6 +168,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     store, repo: heartbeatsRepo(), clients: clientRows, ingest, audit, clock, cursors, log, baseUrl: config.baseUrl, nudge: relay.nudge,
   });
   const heartbeatChecker = workers ? heartbeats.startChecker(config.heartbeatCheckSeconds * 1000) : undefined;
+  const handoffChecker = workers ? schedules.startHandoffChecker(config.handoffCheckSeconds * 1000) : undefined;
   const live = liveService({
     store, repo: liveRepo(), clock, log,
     // PostgreSQL wakes the poller by NOTIFY, so its poll is only a fallback; SQLite has no such signal.
@@ -239,6 +240,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       await queue.stop(JOB_STOP_TIMEOUT_MS);
       await sweeper?.stop();
       await heartbeatChecker?.stop();
+      await handoffChecker?.stop();
       mailer?.close();
       await audit.close();
       await stats.close();

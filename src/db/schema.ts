@@ -114,8 +114,21 @@ export interface DB {
     timezone: string;
     layers: string;
     overrides: string;
+    /** 1: the incoming on-call person is told when their shift starts. */
+    handoff_notices: Generated<number>;
     created_at: number;
     updated_at: number;
+  };
+  handoff_notices: {
+    idempotency_key: string;
+    org_id: string;
+    schedule_id: string;
+    user_id: string;
+    starts_at: number;
+    ends_at: number | null;
+    status: string;
+    error: string | null;
+    created_at: number;
   };
   workflows: {
     id: string;

@@ -45,7 +45,7 @@ for (const kind of STORE_KINDS) {
       const bare = await create(t.org, { name: 'Empty' });
       assert.match(bare.id, /^sch_/);
       assert.deepEqual(bare, {
-        id: bare.id, name: 'Empty', description: null, timezone: 'UTC', layers: [], overrides: [], createdAt: iso(h.clock.now()), updatedAt: iso(h.clock.now()),
+        id: bare.id, name: 'Empty', description: null, timezone: 'UTC', layers: [], overrides: [], handoffNotices: false, createdAt: iso(h.clock.now()), updatedAt: iso(h.clock.now()),
       });
       const full = await create(t.org, berlinDaily(t, {
         description: 'EU hours',
@@ -64,8 +64,8 @@ for (const kind of STORE_KINDS) {
       const got = await h.req('GET', `/api/v1/schedules/${full.id}`, { key: t.org.key });
       assert.equal(got.status, 200);
       assert.deepEqual(got.body.data, full);
-      const { layers, overrides, timezone, name, description } = full;
-      const again = await h.req('PUT', `/api/v1/schedules/${full.id}`, { key: t.org.key, body: { layers, overrides, timezone, name, description } });
+      const { layers, overrides, timezone, name, description, handoffNotices } = full;
+      const again = await h.req('PUT', `/api/v1/schedules/${full.id}`, { key: t.org.key, body: { layers, overrides, timezone, name, description, handoffNotices } });
       assert.equal(again.status, 200, again.raw);
       assert.deepEqual(again.body.data, full, 'what GET answers is a valid body that changes nothing');
     });

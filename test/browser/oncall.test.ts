@@ -79,9 +79,12 @@ for (const kind of STORE_KINDS) {
       await assertAccessible(page, 'schedule editor');
       await shot('schedule-editor');
       assert.equal((await asBrowser('GET', '/schedules')).body.meta.total, 0, 'the preview stored nothing');
+      await page.getByLabel('Email each person when their shift starts (handoff notice)').check();
       await page.getByRole('button', { name: 'Create schedule' }).click();
       await page.getByRole('heading', { name: 'Primary', exact: true }).waitFor();
       scheduleId = new URL(page.url()).pathname.split('/').pop() as string;
+      assert.equal((await asBrowser('GET', `/schedules/${scheduleId}`)).body.data.handoffNotices, true);
+      await page.getByText('Each person is emailed when their shift starts.').waitFor();
       await page.getByTestId('on-call-now').getByText(OWNER.name).waitFor();
       await page.locator('.cal-today .shift').first().waitFor();
       assert.match(await page.getByTestId('ical-link').getAttribute('href') as string, new RegExp(`/api/v1/schedules/${scheduleId}/calendar\\.ics$`));

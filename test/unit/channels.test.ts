@@ -7,7 +7,7 @@ import { emailPage } from '../../src/modules/notifications/channels/email.ts';
 import { NTFY_LIMITS, ntfyPayload } from '../../src/modules/notifications/channels/ntfy.ts';
 import { CHANNELS } from '../../src/modules/notifications/channels/registry.ts';
 import { escapeMrkdwn, SLACK_LIMITS, slackPayload } from '../../src/modules/notifications/channels/slack.ts';
-import { TEAMS_LIMITS, teamsPayload } from '../../src/modules/notifications/channels/teams.ts';
+import { escapeTeamsMarkdown, TEAMS_LIMITS, teamsPayload } from '../../src/modules/notifications/channels/teams.ts';
 
 const ACK = 'https://alertflow.example.com/links/tok.ack';
 const RESOLVE = 'https://alertflow.example.com/links/tok.res';
@@ -94,6 +94,20 @@ describe('Teams Adaptive Card', () => {
     assert.ok(Buffer.byteLength(json) <= TEAMS_LIMITS.bytes, `${Buffer.byteLength(json)} bytes`);
     assert.ok(Buffer.byteLength(json) < 28 * 1024);
     JSON.parse(json);
+  });
+});
+
+describe('Teams TextBlock Markdown', () => {
+  it('escapes what Teams would read as markup in sender text: bold, italic, links, code, lists, headings', () => {
+    assert.equal(escapeTeamsMarkdown('**bold** _it_ [click](https://evil.example) `x` ~s~ <b>'), '\\*\\*bold\\*\\* \\_it\\_ \\[click\\]\\(https://evil.example\\) \\`x\\` \\~s\\~ \\<b\\>');
+    assert.equal(escapeTeamsMarkdown('- one\n  + two\n3. three\n# Title\nC:\\temp'), '\\- one\n  \\+ two\n3\\. three\n\\# Title\nC:\\\\temp');
+    assert.equal(escapeTeamsMarkdown('Disk 95.5% full on db-1 #7'), 'Disk 95.5% full on db-1 #7', 'plain text stays as it is');
+  });
+
+  it('the card\'s title and description carry the escaped text, our own severity prefix does not', () => {
+    const card = (teamsPayload(page(alertOf({ title: '[Pay here](https://evil.example)', description: '**urgent**\n- step' }))) as any).attachments[0].content;
+    assert.equal(card.body[0].text, '[CRITICAL] #7 \\[Pay here\\]\\(https://evil.example\\)');
+    assert.equal(card.body[2].text, '\\*\\*urgent\\*\\*\n\\- step');
   });
 });
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DAYS, type Day, type Layer, type Restriction, type Rotation } from '../../src/modules/schedules/rotation-fns.ts';
 import {
-  onCallAt, RUN_HORIZON_MS, scheduleErrors, shiftsBetween, timeline, userMentions, type OnCallSchedule, type Override,
+  handoffMessage, handoffsBetween, onCallAt, RUN_HORIZON_MS, scheduleErrors, shiftsBetween, timeline, userMentions, type OnCallSchedule, type Override,
 } from '../../src/modules/schedules/schedules-fns.ts';
 
 const t = (s: string): number => Date.parse(s);
@@ -369,5 +369,43 @@ describe('properties', () => {
       }, []);
       assert.deepEqual(joined, whole);
     }), { numRuns: 100 });
+  });
+});
+
+describe('handoffsBetween: which shift starts need a notice at a given time', () => {
+  // ann then bob, daily at 09:00 Berlin (08:00 UTC in November).
+  const daily = sched([layer({ rotation: 'daily', startsAt: '2026-11-20T08:00:00Z', users: ['ann', 'bob'] })]);
+  const WINDOW = 10 * 60_000;
+  const due = (s: OnCallSchedule, when: string) => handoffsBetween(s, t(when), WINDOW).map((h) => [h.userId, iso(h.startsAt), iso(h.endsAt)]);
+
+  it('a shift that started within the window, with the bounds of the stretch; none before it starts or once the window has passed', () => {
+    assert.deepEqual(due(daily, '2026-11-21T08:00:00Z'), [['bob', '2026-11-21T08:00:00.000Z', '2026-11-22T08:00:00.000Z']]);
+    assert.deepEqual(due(daily, '2026-11-21T08:09:59Z'), [['bob', '2026-11-21T08:00:00.000Z', '2026-11-22T08:00:00.000Z']]);
+    assert.deepEqual(due(daily, '2026-11-21T07:59:59Z'), []);
+    assert.deepEqual(due(daily, '2026-11-21T08:10:00Z'), [], 'the look before had it');
+    assert.deepEqual(due(daily, '2026-11-21T12:00:00Z'), []);
+  });
+
+  it('overrides count: the override\'s person is told, and so is the one whose shift resumes after it', () => {
+    const s = sched(daily.layers, [['cat', '2026-11-21T12:00:00Z', '2026-11-21T14:00:00Z']]);
+    assert.deepEqual(due(s, '2026-11-21T12:05:00Z'), [['cat', '2026-11-21T12:00:00.000Z', '2026-11-21T14:00:00.000Z']]);
+    assert.deepEqual(due(s, '2026-11-21T14:01:00Z'), [['bob', '2026-11-21T14:00:00.000Z', '2026-11-22T08:00:00.000Z']]);
+  });
+
+  it('the same person going on (an override of their own shift) is no handoff; nor is a move to nobody', () => {
+    const own = sched(daily.layers, [['bob', '2026-11-21T12:00:00Z', '2026-11-21T14:00:00Z']]);
+    assert.deepEqual(due(own, '2026-11-21T12:05:00Z'), []);
+    const office = sched([layer({ rotation: 'daily', startsAt: '2026-11-20T08:00:00Z', users: ['ann'], restrictions: [{ days: [...DAYS], from: '09:00', to: '17:00' }] })]);
+    assert.deepEqual(due(office, '2026-11-21T16:05:00Z'), [], 'the end of a restricted window hands over to nobody');
+    assert.deepEqual(due(office, '2026-11-21T08:05:00Z').map((h) => h[0]), ['ann'], 'ann comes on at 09:00 Berlin');
+  });
+
+  it('the notice says the schedule and the stretch in the schedule\'s time zone', () => {
+    const [h] = handoffsBetween(daily, t('2026-11-21T08:00:00Z'), WINDOW);
+    assert.deepEqual(handoffMessage('Primary', BERLIN, h!), {
+      subject: 'You are on call for Primary',
+      text: 'You are on call for Primary from 21 Nov 2026, 09:00 to 22 Nov 2026, 09:00 (Europe/Berlin).',
+    });
+    assert.match(handoffMessage('Solo', 'UTC', { userId: 'ann', startsAt: 0, endsAt: null }).text, /from 1 Jan 1970, 00:00 until further notice \(UTC\)\.$/);
   });
 });

@@ -132,10 +132,14 @@ export function escalationsService(deps: {
     return how;
   }
 
-  /** An escalation that may still page: active, its incident still triggered. Stops it (saying why) when the incident is not. */
-  async function live(db: Kysely<DB>, escalationId: string, at: number): Promise<EscalationRow | null> {
+  /**
+   * An escalation that may still page: active (or, for a member's later contact step, `done` after its last
+   * step: that step fired, so its pages are still owed), its incident still triggered. Stops an active one
+   * (saying why) when the incident is not.
+   */
+  async function live(db: Kysely<DB>, escalationId: string, at: number, opts: { afterLastStep?: boolean } = {}): Promise<EscalationRow | null> {
     const e = await repo.escalation(db, escalationId);
-    if (!e || e.status !== 'active') return null;
+    if (!e || !(e.status === 'active' || (opts.afterLastStep === true && e.status === 'done'))) return null;
     const incident = await incidents.get(db, e.org_id, e.incident_id);
     if (incident?.status === 'triggered') return e;
     const reason = incident ? `incident_${incident.status}` : 'incident_gone';
@@ -262,7 +266,7 @@ export function escalationsService(deps: {
       if (job.kind === 'step') await fireStep(job.escalationId, job.repeat, job.step);
       else {
         await store.db.transaction().execute(async (trx) => {
-          const e = await live(trx, job.escalationId, clock.now());
+          const e = await live(trx, job.escalationId, clock.now(), { afterLastStep: true });
           if (e) await page(trx, e, job.step, job.channel, job.target, job.userId, pageKey(e.id, job.repeat, job.step, { userId: job.userId, contact: job.contact }));
         });
       }

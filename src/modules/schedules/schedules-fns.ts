@@ -246,3 +246,32 @@ export function withoutUser<L extends { users: string[] }, O extends { userId: s
     overrides: s.overrides.filter((o) => o.userId !== userId),
   };
 }
+
+/** A shift start the incoming person is told about: who, and the bounds of their stretch (null: unbounded). */
+export interface Handoff {
+  userId: string;
+  startsAt: number;
+  endsAt: number | null;
+}
+
+/**
+ * The handoffs in (at - windowMs, at]: the instants the merged timeline (overrides count) moves to a
+ * person other than the one before. A move to nobody is none, nor is the same person going on from a
+ * layer into an override; a start exactly at the window's opening is left to the look before.
+ */
+export function handoffsBetween(s: OnCallSchedule, at: number, windowMs: number): Handoff[] {
+  const pieces = timeline(s, at - windowMs, at + 1);
+  return pieces.flatMap((p, i) => (p.userId === null || i === 0 || (pieces[i - 1] as Piece).userId === p.userId
+    ? []
+    : [{ userId: p.userId, startsAt: p.start, endsAt: onCallAt(s, p.start).endsAt }]));
+}
+
+/** The notice's subject and text: the schedule and the stretch, in the schedule's time zone. */
+export function handoffMessage(scheduleName: string, timezone: string, h: Handoff): { subject: string; text: string } {
+  const when = new Intl.DateTimeFormat('en-GB', { timeZone: timezone, dateStyle: 'medium', timeStyle: 'short' });
+  const until = h.endsAt === null ? 'until further notice' : `to ${when.format(h.endsAt)}`;
+  return {
+    subject: `You are on call for ${scheduleName}`,
+    text: `You are on call for ${scheduleName} from ${when.format(h.startsAt)} ${until} (${timezone}).`,
+  };
+}

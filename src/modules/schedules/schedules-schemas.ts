@@ -54,6 +54,8 @@ const OverrideBody = Type.Object(
 );
 export type OverrideBody = Static<typeof OverrideBody>;
 
+const HANDOFF_DESCRIPTION = 'When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start.';
+
 export const Schedule = Type.Object(
   {
     id: Type.String(),
@@ -66,6 +68,7 @@ export const Schedule = Type.Object(
     overrides: Type.Array(Type.Object({ userId: Type.String(), startsAt: Timestamp, endsAt: Timestamp }, { additionalProperties: false }), {
       description: 'Beat every layer; a later override beats an earlier one where they overlap.',
     }),
+    handoffNotices: Type.Boolean({ description: HANDOFF_DESCRIPTION }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -79,6 +82,7 @@ const editable = {
   timezone: Type.String({ minLength: 1, maxLength: 64, description: 'IANA time zone (default UTC).' }),
   layers: Type.Array(LayerBody, { maxItems: MAX_LAYERS, description: 'Replaced as a whole. Later layers beat earlier ones.' }),
   overrides: Type.Array(OverrideBody, { maxItems: MAX_OVERRIDES, description: 'Replaced as a whole. Overrides beat every layer.' }),
+  handoffNotices: Type.Boolean({ description: `${HANDOFF_DESCRIPTION} Default false.` }),
 };
 
 export const CreateScheduleBody = Type.Object(
@@ -88,6 +92,7 @@ export const CreateScheduleBody = Type.Object(
     timezone: Type.Optional(editable.timezone),
     layers: Type.Optional(editable.layers),
     overrides: Type.Optional(editable.overrides),
+    handoffNotices: Type.Optional(editable.handoffNotices),
   },
   { additionalProperties: false },
 );

@@ -1,17 +1,22 @@
 import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
+import type { Mailer } from '../../infra/mailer.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso, isoOrNull } from '../../lib/clock.ts';
 import { AppError, invalid, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { errorSummary } from '../../lib/logger.ts';
+import { periodic } from '../../lib/periodic.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
+import { escapeHtml, messageId } from '../notifications/notifications-fns.ts';
 import { calendar, eventUid } from './ical-fns.ts';
 import { DAY_MS, type Layer } from './rotation-fns.ts';
-import { onCallAt, scheduleErrors, shiftsBetween, userMentions, withoutUser, type OnCall, type OnCallSchedule } from './schedules-fns.ts';
+import { handoffMessage, handoffsBetween, onCallAt, scheduleErrors, shiftsBetween, userMentions, withoutUser, type OnCall, type OnCallSchedule } from './schedules-fns.ts';
 import type { ScheduleRow, SchedulesRepo, ScheduleUser } from './schedules-repo.ts';
 import {
   MAX_RANGE_DAYS,
@@ -41,7 +46,17 @@ const SHIFTS_SPAN_MS = 7 * DAY_MS;
 const CALENDAR_BACK_MS = 7 * DAY_MS;
 const CALENDAR_SPAN_MS = 67 * DAY_MS;
 
-export function schedulesService(deps: { store: Store; repo: SchedulesRepo; audit: AuditService; clock: Clock; cursors: CursorCodec }) {
+/**
+ * How far back a look for handoffs reaches: a shift that started while no worker looked (a restart, a slow
+ * look) is still announced, late, within this; older ones are not.
+ */
+const HANDOFF_LOOKBACK_MS = 10 * 60_000;
+
+export function schedulesService(deps: {
+  store: Store; repo: SchedulesRepo; audit: AuditService; clock: Clock; cursors: CursorCodec;
+  /** For handoff notices: null when `SMTP_URL` is not set (the notices are then recorded `failed`). */
+  mail: { mailer: Mailer | null; from: string; baseUrl: string; log: Logger };
+}) {
   const { store, repo, audit, clock, cursors } = deps;
 
   const parts = (r: ScheduleRow) => ({
@@ -55,6 +70,7 @@ export function schedulesService(deps: { store: Store; repo: SchedulesRepo; audi
     description: r.description,
     timezone: r.timezone,
     ...parts(r),
+    handoffNotices: Number(r.handoff_notices) === 1,
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
   });
@@ -111,7 +127,48 @@ export function schedulesService(deps: { store: Store; repo: SchedulesRepo; audi
     endsAt: isoOrNull(oc.endsAt),
   });
 
+  /** Emails one claimed notice; a failure is recorded on it, not retried (the claim makes it at most once). */
+  async function sendHandoff(row: ScheduleRow, key: string, userId: string, notice: { subject: string; text: string }): Promise<void> {
+    const { mailer, from, baseUrl, log } = deps.mail;
+    const [user] = await repo.users(store.db, row.org_id, [userId]);
+    let error: string | null = null;
+    if (!mailer) error = 'Email is not configured: set SMTP_URL';
+    else if (!user) error = 'The member is no longer in the organization';
+    else {
+      try {
+        await mailer.send({ from, to: [user.email], subject: notice.subject, text: `${notice.text}\n`, html: `<p>${escapeHtml(notice.text)}</p>`, messageId: messageId(key.replaceAll(':', '.'), baseUrl) });
+      } catch (err) {
+        error = errorSummary(err).message ?? 'sending failed';
+      }
+    }
+    await repo.settleHandoff(store.db, key, error === null ? 'sent' : 'failed', error);
+    log[error === null ? 'info' : 'warn']({ orgId: row.org_id, scheduleId: row.id, userId, error }, 'handoff notice');
+  }
+
+  /** One look: every shift that started in the lookback of a schedule with notices, claimed then announced once. */
+  async function checkHandoffs(): Promise<number> {
+    const at = clock.now();
+    let sent = 0;
+    for (const row of await repo.withHandoffNotices(store.db)) {
+      for (const h of handoffsBetween(rota(row), at, HANDOFF_LOOKBACK_MS)) {
+        const key = `handoff:${row.id}:${h.startsAt}:${h.userId}`;
+        const claimed = await repo.claimHandoff(store.db, {
+          idempotency_key: key, org_id: row.org_id, schedule_id: row.id, user_id: h.userId, starts_at: h.startsAt, ends_at: h.endsAt,
+          status: 'pending', error: null, created_at: at,
+        });
+        if (!claimed) continue;
+        await sendHandoff(row, key, h.userId, handoffMessage(row.name, row.timezone, h));
+        sent += 1;
+      }
+    }
+    return sent;
+  }
+
   return {
+    checkHandoffs,
+    /** The handoff checker of a worker process, every `everyMs`. */
+    startHandoffChecker: (everyMs: number): { stop(): Promise<void> } => periodic(everyMs, checkHandoffs, deps.mail.log, 'handoff check failed'),
+
     async create(orgId: string, actor: Actor, input: CreateScheduleBody): Promise<Schedule> {
       const errors = scheduleErrors({ timezone: input.timezone, layers: input.layers, overrides: input.overrides });
       if (errors.length > 0) throw refused(errors);
@@ -124,6 +181,7 @@ export function schedulesService(deps: { store: Store; repo: SchedulesRepo; audi
         timezone: input.timezone ?? 'UTC',
         layers: JSON.stringify(storedLayers(input.layers ?? [])),
         overrides: JSON.stringify(storedOverrides(input.overrides ?? [])),
+        handoff_notices: input.handoffNotices === true ? 1 : 0,
         created_at: now,
         updated_at: now,
       };
@@ -157,6 +215,7 @@ export function schedulesService(deps: { store: Store; repo: SchedulesRepo; audi
           ...(input.timezone !== undefined && { timezone: input.timezone }),
           ...(input.layers !== undefined && { layers: JSON.stringify(storedLayers(input.layers)) }),
           ...(input.overrides !== undefined && { overrides: JSON.stringify(storedOverrides(input.overrides)) }),
+          ...(input.handoffNotices !== undefined && { handoff_notices: input.handoffNotices ? 1 : 0 }),
           updated_at: clock.now(),
         });
         if (!updated) throw notFound('Schedule');

@@ -7840,6 +7840,8 @@ export interface paths {
                                      */
                                     endsAt: string;
                                 }[];
+                                /** @description When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start. */
+                                handoffNotices: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -8049,6 +8051,8 @@ export interface paths {
                              */
                             endsAt: string;
                         }[];
+                        /** @description When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start. Default false. */
+                        handoffNotices?: boolean;
                     };
                 };
             };
@@ -8107,6 +8111,8 @@ export interface paths {
                                      */
                                     endsAt: string;
                                 }[];
+                                /** @description When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start. */
+                                handoffNotices: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -8567,6 +8573,8 @@ export interface paths {
                              */
                             endsAt: string;
                         }[];
+                        /** @description When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start. Default false. */
+                        handoffNotices?: boolean;
                     };
                 };
             };
@@ -8876,6 +8884,8 @@ export interface paths {
                                      */
                                     endsAt: string;
                                 }[];
+                                /** @description When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start. */
+                                handoffNotices: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -9079,6 +9089,8 @@ export interface paths {
                              */
                             endsAt: string;
                         }[];
+                        /** @description When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start. Default false. */
+                        handoffNotices?: boolean;
                     };
                 };
             };
@@ -9137,6 +9149,8 @@ export interface paths {
                                      */
                                     endsAt: string;
                                 }[];
+                                /** @description When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start. */
+                                handoffNotices: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -9565,6 +9579,8 @@ export interface paths {
                              */
                             endsAt: string;
                         }[];
+                        /** @description When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start. Default false. */
+                        handoffNotices?: boolean;
                     };
                 };
             };
@@ -9623,6 +9639,8 @@ export interface paths {
                                      */
                                     endsAt: string;
                                 }[];
+                                /** @description When a shift starts, the incoming on-call person is emailed at their account address: "You are on call for <schedule> from <start> to <end>", once per shift start. */
+                                handoffNotices: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds

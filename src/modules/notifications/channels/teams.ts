@@ -7,13 +7,25 @@ type Target = Static<typeof Target>;
 /** Teams refuses messages over 28 KB; a card is kept well below that. */
 export const TEAMS_LIMITS = { bytes: 24_000, version: '1.4', facts: 30 } as const;
 
+/**
+ * Sender text made literal in a TextBlock, which Teams reads as Markdown (bold, italic, links, lists,
+ * headings): every character that could open markup is backslash-escaped, and so is a line-start list or
+ * heading marker. Without it an alert title could show as a link to anywhere.
+ */
+export function escapeTeamsMarkdown(s: string): string {
+  return s
+    .replace(/[\\`*_~[\](){}<>|!]/g, '\\$&')
+    .replace(/^([ \t]*)(#+(?=\s)|[+-](?=\s)|\d+\.(?=\s))/gm, (_, indent: string, marker: string) =>
+      `${indent}${/^\d/.test(marker) ? marker.replace('.', '\\.') : `\\${marker}`}`);
+}
+
 function card(page: PageMessage, textMax: number, facts: number): Record<string, unknown> {
   const p = pageParts(page);
   const body: unknown[] = [
-    { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: clip(`[${p.severity.toUpperCase()}] ${p.title}`, 300) },
+    { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: `[${p.severity.toUpperCase()}] ${escapeTeamsMarkdown(clip(p.title, 280))}` },
     { type: 'FactSet', facts: [{ title: 'Severity', value: p.severity }, { title: 'Status', value: p.status }] },
   ];
-  if (p.description && textMax > 0) body.push({ type: 'TextBlock', wrap: true, text: clip(p.description, textMax) });
+  if (p.description && textMax > 0) body.push({ type: 'TextBlock', wrap: true, text: escapeTeamsMarkdown(clip(p.description, textMax)) });
   if (p.labels.length && facts > 0) body.push({ type: 'FactSet', facts: p.labels.slice(0, facts).map(([k, v]) => ({ title: clip(k, 100), value: clip(v, 300) })) });
   const actions = [
     ...(page.acknowledgeUrl ? [{ type: 'Action.OpenUrl', title: 'Acknowledge', url: page.acknowledgeUrl }] : []),

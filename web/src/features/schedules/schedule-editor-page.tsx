@@ -15,7 +15,7 @@ function NewSchedule() {
   const zone = viewerZone();
   return (
     <Page title="New schedule">
-      <ScheduleEditor initial={{ name: '', description: '', timezone: zone, layers: [newLayer(1, zone, Date.now())] }} overrides={[]}
+      <ScheduleEditor initial={{ name: '', description: '', timezone: zone, handoffNotices: false, layers: [newLayer(1, zone, Date.now())] }} overrides={[]}
         saving={create.isPending} error={create.error} cancelTo="/oncall" submitLabel="Create schedule" readOnly={!canWrite}
         onSave={(body) => create.mutate(body, { onSuccess: (r) => navigate(`/oncall/${r.data.id}`) })} />
     </Page>

@@ -175,6 +175,10 @@ export function ScheduleEditor({ initial, overrides, saving, error, cancelTo, su
         <TextAreaField label="Description" rows={2} value={form.description} onChange={(e) => setForm({ ...form, description: e.target.value })} errors={fieldErrors(error, 'description')} />
         <ZoneField value={form.timezone} onChange={(timezone) => setForm({ ...form, timezone })} errors={fieldErrors(error, 'timezone')}
           hint="IANA name such as Europe/Berlin: rotations and restrictions follow its wall clock." />
+        <label className="check">
+          <input type="checkbox" checked={form.handoffNotices} onChange={(e) => setForm({ ...form, handoffNotices: e.target.checked })} />
+          {' '}Email each person when their shift starts (handoff notice)
+        </label>
         {form.layers.map((l, i) => (
           <LayerFields key={i} layer={l} index={i} count={form.layers.length} users={people.users} nameOf={people.nameOf} timezone={form.timezone} error={error}
             onChange={(x) => setLayer(i, x)} onMove={(step) => setForm({ ...form, layers: move(form.layers, i, step) })}
@@ -183,7 +187,7 @@ export function ScheduleEditor({ initial, overrides, saving, error, cancelTo, su
         <button type="button" className="secondary" onClick={() => setForm({ ...form, layers: [...form.layers, newLayer(form.layers.length + 1, form.timezone, Date.now())] })}>
           Add layer
         </button>
-        <ErrorDisplay error={error ?? people.error} fields={['name', 'description', 'timezone', 'layers']} />
+        <ErrorDisplay error={error ?? people.error} fields={['name', 'description', 'timezone', 'handoffNotices', 'layers']} />
         <div className="actions">
           <Link className="button secondary" to={cancelTo}>{readOnly ? 'Back' : 'Cancel'}</Link>
           {!readOnly && <button type="submit" disabled={saving}>{submitLabel}</button>}

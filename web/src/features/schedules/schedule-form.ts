@@ -27,6 +27,8 @@ export interface ScheduleForm {
   description: string;
   timezone: string;
   layers: LayerForm[];
+  /** Tell the incoming on-call person when their shift starts. */
+  handoffNotices: boolean;
 }
 
 export const newLayer = (n: number, timezone: string, now: number): LayerForm => ({
@@ -46,6 +48,7 @@ export function formOf(s: Schedule): ScheduleForm {
     name: s.name,
     description: s.description ?? '',
     timezone: s.timezone,
+    handoffNotices: s.handoffNotices,
     layers: s.layers.map((l) => ({
       name: l.name,
       rotation: l.rotation,
@@ -66,6 +69,7 @@ export function bodyOf(f: ScheduleForm): CreateScheduleBody & { layers: NonNulla
     name: f.name,
     description: f.description.trim() === '' ? null : f.description,
     timezone: f.timezone,
+    handoffNotices: f.handoffNotices,
     layers: f.layers.map((l) => {
       const start = fromLocalInput(l.start, f.timezone);
       const hours = Number(l.shiftHours);

@@ -98,6 +98,7 @@ function Detail({ s }: { s: Schedule }) {
       ) : undefined}
     >
       {s.description && <p className="prewrap">{s.description}</p>}
+      {s.handoffNotices && <p className="muted">Each person is emailed when their shift starts.</p>}
       <section className="panel" aria-labelledby="now-title">
         <h2 id="now-title">Now</h2>
         <NowOnCall id={s.id} zone={zone} />
