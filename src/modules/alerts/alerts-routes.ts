@@ -14,6 +14,9 @@ export function alertsRoutes(app: Api, alerts: AlertsService): void {
   app.get('/alerts', {
     config: { scope: read.scope },
     schema: apiSchema({ ...read, summary: 'List alerts', description: 'Newest first. Filters combine with AND.' }, { querystring: AlertListQuery, response: { 200: AlertList } }),
+    // toAlert builds each alert field by field as the schema has it; fast-json-stringify's per-value branch checks
+    // of the many nullable fields took twice JSON.stringify's time for a page of 25.
+    serializerCompiler: () => (data) => JSON.stringify(data),
   }, (req) => alerts.list(principalOf(req).orgId, req.query));
 
   app.get('/alerts/:id', {
