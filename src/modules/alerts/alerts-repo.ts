@@ -28,18 +28,32 @@ const LIST_COLUMNS = [
 ] as const;
 export type AlertListRow = Pick<AlertRow, (typeof LIST_COLUMNS)[number]>;
 
+/**
+ * The predicates of the partial indexes that hold alerts by fingerprint, literally: SQLite uses a partial index
+ * (or matches an upsert's conflict target to one) only when the statement repeats its WHERE term by term.
+ * `alerts_open_fingerprint` is also the unique index behind "one open alert per fingerprint".
+ */
+export const OPEN_FINGERPRINT = `status in ('firing', 'acknowledged', 'suppressed')`;
+const CLOSED_FINGERPRINT = `status not in ('firing', 'acknowledged', 'suppressed')`;
+
 const byStatusOnly = (f: AlertFilter): boolean =>
   Object.entries(f).every(([k, v]) => v === undefined || k === 'status' || (k === 'labels' && (v as unknown[]).length === 0));
 
 const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export function alertsRepo(store: Store) {
+  /** A fingerprint's alerts: the open one and the closed ones, each from the partial index that holds it (migration 0016). */
+  const byFingerprint = (db: Kysely<DB>, orgId: string, fingerprint: string) => {
+    const part = (predicate: string) => db.selectFrom('alerts').select('id')
+      .where('org_id', '=', orgId).where('fingerprint', '=', fingerprint).where(sql<boolean>`${sql.raw(predicate)}`);
+    return part(OPEN_FINGERPRINT).unionAll(part(CLOSED_FINGERPRINT));
+  };
   const filtered = (db: Kysely<DB>, orgId: string, f: AlertFilter): SelectQueryBuilder<DB, 'alerts', {}> => {
     let q = db.selectFrom('alerts').where('org_id', '=', orgId);
     if (f.status?.length) q = q.where('status', 'in', f.status);
     if (f.severity?.length) q = q.where('severity', 'in', f.severity);
     if (f.source !== undefined) q = q.where('source', '=', f.source);
-    if (f.fingerprint !== undefined) q = q.where('fingerprint', '=', f.fingerprint);
+    if (f.fingerprint !== undefined) q = q.where('id', 'in', byFingerprint(db, orgId, f.fingerprint));
     if (f.integrationId !== undefined) q = q.where('integration_id', '=', f.integrationId);
     if (f.clientId !== undefined) q = q.where('client_id', '=', f.clientId);
     if (f.since !== undefined) q = q.where('created_at', '>=', f.since);

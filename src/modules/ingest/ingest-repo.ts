@@ -2,7 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import type { AlertRow } from '../alerts/alerts-repo.ts';
+import { OPEN_FINGERPRINT, type AlertRow } from '../alerts/alerts-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 
 /**
@@ -56,11 +56,6 @@ const PG_TYPES: Record<(typeof ALERT_COLUMNS)[number], string> = {
   resolved_at: 'bigint', resolved_by_type: 'text', resolved_by_id: 'text', suppression_id: 'text', created_at: 'bigint', updated_at: 'bigint',
 };
 
-/**
- * The predicate of the partial unique index `alerts_open_fingerprint`, literally: SQLite matches an upsert's
- * conflict target to a partial index only when the WHERE clauses agree term by term.
- */
-const OPEN = `status in ('firing', 'acknowledged', 'suppressed')`;
 
 /**
  * Inserts new open alerts, or — where the organization already has an open alert with the fingerprint —
@@ -72,7 +67,7 @@ const OPEN = `status in ('firing', 'acknowledged', 'suppressed')`;
  */
 function upsertSql(sent: SentStatus, rows: string): string {
   return `insert into alerts (${ALERT_COLUMNS.join(', ')}) ${rows}
-    on conflict (org_id, fingerprint) where ${OPEN} do update set
+    on conflict (org_id, fingerprint) where ${OPEN_FINGERPRINT} do update set
       occurrences = alerts.occurrences + excluded.occurrences, last_seen_at = excluded.last_seen_at,
       updated_at = excluded.updated_at, payload = excluded.payload
       ${sent === 'firing' ? '' : ', status = excluded.status, suppression_id = excluded.suppression_id'}
@@ -84,7 +79,7 @@ function upsertSql(sent: SentStatus, rows: string): string {
 
 const RESOLVE_SQL = (p: (i: number) => string) => `update alerts set status = 'resolved', resolved_at = ${p(1)}, resolved_by_type = ${p(5)},
     resolved_by_id = ${p(2)}, last_seen_at = ${p(1)}, updated_at = ${p(1)}
-  where org_id = ${p(3)} and fingerprint = ${p(4)} and ${OPEN} returning id`;
+  where org_id = ${p(3)} and fingerprint = ${p(4)} and ${OPEN_FINGERPRINT} returning id`;
 
 /** One version read per request; the token lookup reads the row and its organization's version in one snapshot. */
 const VERSION_SQL = 'select version from config_versions where org_id = ?';

@@ -3,7 +3,7 @@ import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import { orderedId } from '../../lib/ids.ts';
 import type { AlertStatus } from '../alerts/alerts-fns.ts';
 import type { AlertRow } from '../alerts/alerts-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
@@ -82,7 +82,8 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
       ? matchingWindow(org.windows, { ...a, title, severity, clientId, integrationId: sender.integrationId }, now)
       : null;
     const row: AlertRow = {
-      id: newId('alt'),
+      // Ids in time order: a new alert's primary-key entry lands at the end of the index, not on a random page.
+      id: orderedId('alt', now),
       org_id: sender.orgId,
       integration_id: sender.integrationId,
       client_id: clientId,
