@@ -265,9 +265,10 @@ export async function runCli(args: string[], env: ChildEnv, opts: { timeoutMs?: 
   child.stdout.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
   child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
   const exited = track(child);
+  // A one-shot command boots Node, opens the store and may hash a password: on a loaded 2-core machine, 15 s was seen to pass.
   const timer = setTimeout(() => {
     if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
-  }, opts.timeoutMs ?? 15_000);
+  }, opts.timeoutMs ?? 30_000);
   const exit = await exited;
   clearTimeout(timer);
   return { ...exit, stdout, stderr };
