@@ -22,6 +22,12 @@ function detailOf(issue: AjvIssue): ErrorDetail {
     return { path: `${base}/${tag}`, message: issue.params?.error === 'mapping' ? `is not a known ${tag}` : 'is required' };
   }
   if (issue.keyword === 'additionalProperties') return { path: `${base}/${String(issue.params?.additionalProperty)}`, message: 'is not an allowed field' };
+  // Ajv's own words ("must NOT have fewer than 1 characters") are shown next to form fields as they are.
+  const limit = Number(issue.params?.limit);
+  if (issue.keyword === 'minLength') return { path: base, message: limit === 1 ? 'must not be empty' : `must be at least ${limit} characters` };
+  if (issue.keyword === 'maxLength') return { path: base, message: `must be at most ${limit} characters` };
+  if (issue.keyword === 'minItems') return { path: base, message: limit === 1 ? 'needs at least one entry' : `needs at least ${limit} entries` };
+  if (issue.keyword === 'maxItems') return { path: base, message: `takes at most ${limit} entries` };
   return { path: base, message: issue.message ?? 'is invalid' };
 }
 

@@ -292,6 +292,21 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(await c.snapshot(), before);
     });
 
+    it('length and count rules are said in words a form can show next to its field', async () => {
+      const c = await fresh();
+      const [integrations, keys, bulk] = BODY_ROUTES as [BodyRoute, BodyRoute, BodyRoute];
+      const cases: Array<[BodyRoute, unknown, string, string]> = [
+        [integrations, { name: '' }, '/name', 'must not be empty'],
+        [integrations, { name: 'x'.repeat(201) }, '/name', 'must be at most 200 characters'],
+        [keys, { name: 'k', scopes: [] }, '/scopes', 'needs at least one entry'],
+        [bulk, { action: 'resolve', ids: Array.from({ length: 101 }, () => c.alertId) }, '/ids', 'takes at most 100 entries'],
+      ];
+      for (const [route, body, path, message] of cases) {
+        const r = await send(c, route, JSON.stringify(body));
+        assert.deepEqual(r.body.details, [{ path, message }], `${route.name} ${JSON.stringify(body).slice(0, 60)}`);
+      }
+    });
+
     it('an update body gets no defaults filled in: a rename keeps a disabled integration disabled', async () => {
       const c = await fresh();
       const off = await h.integration(c.org, { name: 'off', enabled: false });

@@ -50,7 +50,7 @@ for (const kind of STORE_KINDS) {
       await page.getByRole('button', { name: 'New policy' }).click();
       await page.getByLabel('Name', { exact: true }).fill('Databases');
       await page.getByRole('button', { name: 'Create policy' }).click();
-      await page.getByRole('alert').filter({ hasText: /Member/ }).first().waitFor();
+      await page.getByRole('alert').filter({ hasText: 'Member must not be empty' }).first().waitFor();
       await assertAccessible(page, 'new policy form with an error');
 
       await page.getByLabel('Member').selectOption({ label: `${OWNER.name} <${OWNER.email}>` });
