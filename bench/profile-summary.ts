@@ -4,6 +4,7 @@
  *
  *   npx node bench/profile-summary.ts /tmp/prof            # every .cpuprofile in the folder, merged
  *   npx node bench/profile-summary.ts a.cpuprofile --top 40
+ *   npx node bench/profile-summary.ts /tmp/prof --last 8   # only the last 8 s of each profile (the measured run)
  *
  * A profile made with `npm run bench -- --cpu-prof DIR` also covers start-up and warm-up; with a run of a
  * few seconds or more those are a small share.
@@ -30,8 +31,9 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string' }, callers: { type: 'string' } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: 'string' }, callers: { type: 'string' }, last: { type: 'string' } } });
 const top = Number(values.top ?? 30);
+const lastUs = values.last === undefined ? undefined : Number(values.last) * 1e6;
 if (positionals.length === 0) {
   process.stderr.write('usage: node bench/profile-summary.ts <file.cpuprofile | dir>... [--top N]\n');
   process.exit(2);
@@ -78,8 +80,13 @@ for (const file of files) {
     }
     return frames.join(' ← ');
   };
+  // --last: only the final seconds of each profile (a bench's measured run comes last; seeding and warm-up first).
+  const elapsed = profile.timeDeltas.reduce((a, b) => a + b, 0);
+  let at = 0;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
+    at += dt;
+    if (lastUs !== undefined && at < elapsed - lastUs) return;
     const node = nodes.get(id);
     if (!node) return;
     const { functionName, url, lineNumber } = node.callFrame;
