@@ -764,12 +764,13 @@ function migrations(dialect: Dialect): Record<string, Migration> {
   };
 }
 
-export async function migrate(store: Store): Promise<string[]> {
+/** Brings the store to the latest migration, or to `upTo` (a migration's name: how tests build an older database). */
+export async function migrate(store: Store, upTo?: string): Promise<string[]> {
   const migrator = new Migrator({
     db: store.db,
     provider: { getMigrations: async () => migrations(store.dialect) },
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
