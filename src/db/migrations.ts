@@ -754,11 +754,17 @@ function migrations(dialect: Dialect): Record<string, Migration> {
                   where status not in ('firing', 'acknowledged', 'suppressed')`.execute(db);
       },
     },
-    '0019_statement_insert_triggers': {
+    '0019_new_alert_writes': {
       async up(db: Kysely<any>) {
+        // A new alert has no incident and most have no client, yet each wrote a NULL entry into both indexes:
+        // on PostgreSQL ~15 % of its insert's time and of its WAL. Every reader of these indexes asks for one
+        // incident or one client (`= value`, which implies not null), so they read the partial indexes alike.
+        await sql`drop index alerts_incident`.execute(db);
+        await sql`create index alerts_incident on alerts (incident_id) where incident_id is not null`.execute(db);
+        await sql`drop index alerts_org_client_created`.execute(db);
+        await sql`create index alerts_org_client_created on alerts (org_id, client_id, created_at, id) where client_id is not null`.execute(db);
         // SQLite keeps its row triggers: a statement there inserts one alert (see ingest-writer.ts).
-        if (dialect !== 'postgres') return;
-        for (const statement of POSTGRES_INSERT_TRIGGERS) await sql.raw(statement).execute(db);
+        if (dialect === 'postgres') for (const statement of POSTGRES_INSERT_TRIGGERS) await sql.raw(statement).execute(db);
       },
     },
   };
