@@ -176,8 +176,8 @@ function liveEventTriggers(dialect: Dialect): string[] {
  * PostgreSQL: what a new alert feeds (its status counter, its workflow event, its live event), once per INSERT
  * statement over the statement's transition table instead of once per row. A group-commit batch of 50 new alerts
  * ran 150 row-trigger calls, updated its counter row 50 times (each update a new version of the row that the next
- * one had to walk past) and sent 50 live_events inserts, each with its own pg_notify: ~0.16 ms of PostgreSQL CPU
- * per alert, several times the insert itself. Updates and deletes keep their row triggers: they need each row's
+ * one had to walk past) and sent 50 live_events inserts, each with its own pg_notify: about half of a new alert's
+ * PostgreSQL CPU (bench/pg-insert-cost.ts). Updates and deletes keep their row triggers: they need each row's
  * old status, and a trigger with a transition table cannot be limited to `update of status`.
  */
 const POSTGRES_INSERT_TRIGGERS = [
@@ -757,7 +757,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '0019_new_alert_writes': {
       async up(db: Kysely<any>) {
         // A new alert has no incident and most have no client, yet each wrote a NULL entry into both indexes:
-        // on PostgreSQL ~15 % of its insert's time and of its WAL. Every reader of these indexes asks for one
+        // on PostgreSQL ~10 % of its insert's CPU and ~12 % of its WAL. Every reader of these indexes asks for one
         // incident or one client (`= value`, which implies not null), so they read the partial indexes alike.
         await sql`drop index alerts_incident`.execute(db);
         await sql`create index alerts_incident on alerts (incident_id) where incident_id is not null`.execute(db);
