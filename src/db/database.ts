@@ -23,6 +23,17 @@ export interface Store {
   close(): Promise<void>;
   /** SQLite only (null on PostgreSQL): the connection itself, for the ingest path's synchronous prepared statements. */
   readonly sqlite: SqliteConnection | null;
+  /** PostgreSQL only (null on SQLite): statements the ingest path runs often enough to keep prepared. */
+  readonly pg: PgPrepared | null;
+}
+
+export interface PgPrepared {
+  /**
+   * Runs `text` as the server-side prepared statement `name`, on its own (autocommitted) on a pooled connection:
+   * each connection parses and plans it once, not on every call as Kysely's unnamed statements are. One name
+   * must always be given the same text.
+   */
+  run<R>(name: string, text: string, params: unknown[]): Promise<R[]>;
 }
 
 export interface SqliteConnection {
@@ -87,15 +98,17 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   // The failure still reaches the caller through its next query, and release() discards the broken client.
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return makeStore(db, 'postgres', null, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
+  const prepared: PgPrepared = { run: async (name, text, values) => (await pool.query({ name, text, values })).rows };
+  return makeStore(db, 'postgres', null, prepared, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
 }
 
-function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | null, poolUsage: Store['poolUsage'] = () => undefined): Store {
+function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | null, pg: PgPrepared | null = null, poolUsage: Store['poolUsage'] = () => undefined): Store {
   let closed: Promise<void> | undefined;
   return {
     db,
     dialect,
     sqlite,
+    pg,
     readJson: <T,>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T,
     // SQLite's `->>` reads a text key as a JSON path (`$x` is an error, `a"b` never matches); json_each does not.
     jsonText: dialect === 'sqlite'

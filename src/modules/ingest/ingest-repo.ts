@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Store } from '../../db/database.ts';
+import type { PgPrepared, Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { OPEN_FINGERPRINT, type AlertRow } from '../alerts/alerts-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
@@ -146,8 +146,8 @@ export function ingestRepo(store: Store): IngestRepo & {
    */
   upsert: (db: Kysely<DB>, r: AlertRow, sent: SentStatus) => Promise<UpsertResult>;
   resolve: (db: Kysely<DB>, orgId: string, fingerprint: string, by: Resolver, at: number) => Promise<string | null>;
-  /** PostgreSQL: many firing alerts (distinct per organization and fingerprint) in one statement. */
-  upsertMany: (db: Kysely<DB>, rows: AlertRow[]) => Promise<UpsertResult[]>;
+  /** PostgreSQL: many firing alerts (distinct per organization and fingerprint) in one statement of its own. */
+  upsertMany: (rows: AlertRow[]) => Promise<UpsertResult[]>;
 } {
   const pg = (i: number) => `$${i}`;
   const run = async <R>(db: Kysely<DB>, text: string, params: unknown[]): Promise<R[]> => (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows;
@@ -187,6 +187,7 @@ export function ingestRepo(store: Store): IngestRepo & {
   }
 
   const manyText = upsertSql('firing', `select * from unnest(${ALERT_COLUMNS.map((c, i) => `$${i + 1}::${PG_TYPES[c]}[]`).join(', ')})`);
+  const prepared = store.pg as PgPrepared;
   return {
     version: sharedReads(async (orgIds) => new Map((await run<{ org_id: string; version: number }>(store.db,
       'select org_id, version from config_versions where org_id = any($1)', [orgIds])).map((r) => [r.org_id, Number(r.version)]))),
@@ -198,7 +199,8 @@ export function ingestRepo(store: Store): IngestRepo & {
     },
     sqlite: null,
     ...through(pg),
-    upsertMany: (db, rows) => run<UpsertResult>(db, manyText, ALERT_COLUMNS.map((c) => rows.map((r) => r[c]))),
+    // Prepared: parsing and planning this statement cost PostgreSQL ~0.3 ms per batch, as much as ~8 of its rows.
+    upsertMany: (rows) => prepared.run<UpsertResult>('alertflow_ingest_upsert_many', manyText, ALERT_COLUMNS.map((c) => rows.map((r) => r[c]))),
   };
 }
 export type IngestRepoImpl = ReturnType<typeof ingestRepo>;

@@ -171,7 +171,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
       const keys = [...merged.keys()].sort();
       let results: Map<string, UpsertResult> | null = null;
       try {
-        const rows = await retried(() => repo.upsertMany(store.db, keys.map((k) => (merged.get(k) as { row: AlertRow }).row)));
+        const rows = await retried(() => repo.upsertMany(keys.map((k) => (merged.get(k) as { row: AlertRow }).row)));
         results = new Map(rows.map((r) => [`${r.org_id}\u0000${r.fingerprint}`, r]));
       } catch {
         for (const i of fast) out[i] = settle(alone(jobs[i] as Job));
