@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { sleep } from '../support/process.ts';
 
@@ -35,6 +36,15 @@ function alertOfSize(title: string, size: number): string {
   const base = JSON.stringify({ title, severity: 'low', pad: '' });
   return JSON.stringify({ title, severity: 'low', pad: 'x'.repeat(size - base.length) });
 }
+
+describe('MAX_BODY_BYTES_IN_FLIGHT', () => {
+  it('defaults to 16 MiB and is at least one body of the largest size (1 MiB)', () => {
+    assert.equal(loadConfig({}).maxBodyBytesInFlight, 16 * MiB);
+    assert.equal(loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: String(MiB) }).maxBodyBytesInFlight, MiB);
+    assert.throws(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: String(MiB - 1) }), ConfigError);
+    assert.throws(() => loadConfig({ MAX_BODY_BYTES_IN_FLIGHT: '16MiB' }), ConfigError);
+  });
+});
 
 for (const kind of ['sqlite', 'postgres'] as const) {
   describe(`request bodies in flight are bounded (${kind})`, () => {
