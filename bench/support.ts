@@ -22,9 +22,7 @@ export const HOST = '127.0.0.1';
 export const NO_LIMIT = '10000000';
 export const PG_BASE = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 export const execFileP = promisify(execFile);
-/** The Node flags `npm start` gives the server (package.json is their one source), so the bench measures what users run. */
-export const SERVER_NODE_FLAGS: string[] = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } })
-  .scripts.start.split(/\s+/).filter((t) => t.startsWith('--'));
+export { SERVER_NODE_FLAGS } from '../test/support/process.ts';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -336,7 +334,7 @@ export function childEnv(databaseUrl: string): NodeJS.ProcessEnv {
   };
 }
 
-export async function startServer(env: NodeJS.ProcessEnv, nodeFlags: string[], serveArgs: string[] = []): Promise<Server> {
+export async function startServer(env: NodeJS.ProcessEnv, nodeFlags: readonly string[], serveArgs: string[] = []): Promise<Server> {
   const child = spawn(process.execPath, [...nodeFlags, 'src/cli/main.ts', 'serve', ...serveArgs], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   liveChildren.add(child);
   child.once('exit', () => liveChildren.delete(child));

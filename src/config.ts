@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BODY_LIMIT } from './http/json-body.ts';
 import { parseAllowList, type AllowList } from './infra/outbound.ts';
 
 export type StoreConfig =
@@ -43,6 +44,11 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** Which proxies' X-Forwarded-For to believe for the client address (Fastify's `trustProxy`). */
   readonly trustProxy: boolean | number | string[];
+  /**
+   * Request body bytes read, parsed and processed at once, process-wide (`MAX_BODY_BYTES_IN_FLIGHT`); a body
+   * that would pass it is answered 503 OVERLOADED unread. At least one body of the largest size.
+   */
+  readonly maxBodyBytesInFlight: number;
   /** Commit concurrent ingest requests in one transaction (SQLite group commit). */
   readonly ingestBatchMax: number;
   /** SQLite: write ingest batches on a thread of their own (lower tail latency; needs a free core to pay off). */
@@ -209,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     dashboardDir: path.resolve(env.DASHBOARD_DIR || fileURLToPath(new URL('../web/dist', import.meta.url))),
     trustProxy: trustProxy(env),
     metricsToken: metricsToken(env),
+    maxBodyBytesInFlight: int(env, 'MAX_BODY_BYTES_IN_FLIGHT', 16 * 1024 * 1024, BODY_LIMIT, 1024 ** 4),
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
     ingestWriterThread: bool(env, 'INGEST_WRITER_THREAD', false),
     suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),

@@ -26,6 +26,7 @@ import { usersRoutes } from '../modules/users/users-routes.ts';
 import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
 import type { Role } from '../server.ts';
 import { restAuth } from './auth.ts';
+import { boundBodiesInFlight } from './body-budget.ts';
 import { registerDashboard } from './dashboard.ts';
 import { clientErrorHandler, errorBody, toAppError } from './errors.ts';
 import { observability } from './observability.ts';
@@ -80,6 +81,8 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
       done(err as Error, undefined);
     }
   });
+
+  boundBodiesInFlight(app, c.config.maxBodyBytesInFlight, BODY_LIMIT);
 
   app.setErrorHandler((err, req, reply) => {
     const e = toAppError(err);

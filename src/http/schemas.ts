@@ -8,7 +8,7 @@ export const StringEnum = <const T extends readonly string[]>(values: T, options
 export const ErrorBody = Type.Object(
   {
     error: Type.String({ description: 'Human-readable message.' }),
-    code: Type.String({ description: 'Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431).' }),
+    code: Type.String({ description: 'Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431).' }),
     details: Type.Union([
       Type.Array(Type.Object({ path: Type.String(), message: Type.String() }, { additionalProperties: false })),
       Type.Null(),
@@ -24,7 +24,7 @@ const errorResponses = {
   404: { ...ErrorBody, description: 'NOT_FOUND' },
   429: { ...ErrorBody, description: 'RATE_LIMITED; see Retry-After' },
   500: { ...ErrorBody, description: 'INTERNAL_ERROR' },
-  503: { ...ErrorBody, description: 'SERVICE_UNAVAILABLE: the store is unreachable for now; nothing was changed or stored; see Retry-After' },
+  503: { ...ErrorBody, description: 'SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After' },
 };
 const bodyErrors = {
   413: { ...ErrorBody, description: 'PAYLOAD_TOO_LARGE: body over 1 MiB' },

@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
   | 'SERVICE_UNAVAILABLE'
+  // Too many request bodies being processed at once (the process-wide bound); retried like a store outage.
+  | 'OVERLOADED'
   // Refusals of the HTTP layer itself, before a request reaches a route.
   | 'BAD_REQUEST'
   | 'REQUEST_TIMEOUT'
@@ -31,6 +33,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   REQUEST_TIMEOUT: 408,
   HEADERS_TOO_LARGE: 431,
   SERVICE_UNAVAILABLE: 503,
+  OVERLOADED: 503,
 };
 
 export interface ErrorDetail {
@@ -43,7 +46,7 @@ export interface ErrorDetail {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | null;
-  /** Seconds to wait before retrying: until a rate-limit window resets (RATE_LIMITED), or SERVICE_UNAVAILABLE's pause. */
+  /** Seconds to wait before retrying: until a rate-limit window resets (RATE_LIMITED), or a 503's pause (SERVICE_UNAVAILABLE, OVERLOADED). */
   readonly retryAfter: number | undefined;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetail[] | null = null, retryAfter?: number) {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OpenApiChecker } from './openapi.ts';
@@ -11,6 +12,12 @@ import { OpenApiChecker } from './openapi.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const MAIN = path.join(ROOT, 'src/cli/main.ts');
+/**
+ * The Node flags the server ships with: its launcher's shebang is their one source (`npm start` runs it), so
+ * servers started here and by the bench run as users run them.
+ */
+export const SERVER_NODE_FLAGS: readonly string[] = (readFileSync(path.join(ROOT, 'bin/alertflow.js'), 'utf8').split('\n')[0] as string)
+  .split(/\s+/).filter((t) => t.startsWith('--'));
 
 /** Defaults for every child: test keys, info logs, loopback only, a free port, rate limits lifted. */
 export const BASE_ENV: Readonly<Record<string, string>> = {
@@ -225,7 +232,7 @@ const isListening = (l: Record<string, unknown>) => l.msg === 'AlertFlow listeni
 
 /** Starts `alertflow serve` and resolves once it logged that it is listening (PORT=0: it picks a free port). */
 export async function startServer(env: ChildEnv, opts: { timeoutMs?: number; args?: string[] } = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [MAIN, 'serve', ...(opts.args ?? [])], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, MAIN, 'serve', ...(opts.args ?? [])], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const server = new ServerProcess(child);
   try {
     const line = await server.waitForLog(isListening, opts.timeoutMs ?? 20_000);
