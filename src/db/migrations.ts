@@ -754,7 +754,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
                   where status not in ('firing', 'acknowledged', 'suppressed')`.execute(db);
       },
     },
-    '0019_new_alert_writes': {
+    '0018_new_alert_writes': {
       async up(db: Kysely<any>) {
         // A new alert has no incident and most have no client, yet each wrote a NULL entry into both indexes:
         // on PostgreSQL ~10 % of its insert's CPU and ~12 % of its WAL. Every reader of these indexes asks for one

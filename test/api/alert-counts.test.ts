@@ -95,7 +95,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(firing, rows.filter((x) => x.status === 'firing').length);
     });
 
-    // PostgreSQL counts a statement's new alerts once per organization and status (migration 0019).
+    // PostgreSQL counts a statement's new alerts once per organization and status (migration 0018).
     it('stays exact when one statement inserts alerts of several organizations and statuses', async () => {
       const a = await h.newOrg();
       const b = await h.newOrg('Neighbour');
@@ -122,7 +122,7 @@ for (const kind of STORE_KINDS) {
   });
 }
 
-describe('migration 0019 on a PostgreSQL database that already has alerts', () => {
+describe('migration 0018 on a PostgreSQL database that already has alerts', () => {
   it('keeps the counters exact for alerts written before and after it, through inserts, status moves and deletes', async () => {
     const test = await createTestStore('postgres');
     const store = await createStore(test.config);
