@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { STORE_KINDS } from '../support/stores.ts';
-import { assertAccessible, browserSkipReason, OWNER, screenshot, sharedBrowser, useDashboard } from './browser.ts';
+import { it } from 'node:test';
+import { assertAccessible, eachStore, OWNER, screenshot, sharedBrowser, useDashboard } from './browser.ts';
 
 /**
  * The Escalation policies pages in Debian's Chromium against a real `alertflow serve` process, on both stores:
@@ -9,58 +8,54 @@ import { assertAccessible, browserSkipReason, OWNER, screenshot, sharedBrowser, 
  * channel after 5 minutes), its detail, and deleted. Scanned with axe-core at 1280 px, at 390 px and in dark mode.
  */
 
-const skip = browserSkipReason();
-
 const browser = sharedBrowser();
 
-for (const kind of STORE_KINDS) {
-  describe(`escalation policies in the dashboard (${kind})`, { skip: skip ?? false }, () => {
-    const app = useDashboard(browser, kind);
-    const shot = (name: string) => screenshot(app.page, `${kind}-escalations-${name}`);
+eachStore('escalation policies in the dashboard', { together: true }, (kind) => {
+  const app = useDashboard(browser, kind);
+  const shot = (name: string) => screenshot(app.page, `${kind}-escalations-${name}`);
 
-    it('makes a two-step policy, after a refusal in words', async () => {
-      await app.page.getByRole('link', { name: 'Escalation' }).click();
-      await app.page.getByRole('heading', { name: 'Escalation policies', exact: true }).waitFor();
-      await app.page.getByText('No escalation policies yet').waitFor();
-      await assertAccessible(app.page, 'escalation policies (empty)');
-      await shot('empty');
+  it('makes a two-step policy, after a refusal in words', async () => {
+    await app.page.getByRole('link', { name: 'Escalation' }).click();
+    await app.page.getByRole('heading', { name: 'Escalation policies', exact: true }).waitFor();
+    await app.page.getByText('No escalation policies yet').waitFor();
+    await assertAccessible(app.page, 'escalation policies (empty)');
+    await shot('empty');
 
-      await app.page.getByRole('button', { name: 'New policy' }).click();
-      await app.page.getByLabel('Name', { exact: true }).fill('Databases');
-      await app.page.getByRole('button', { name: 'Create policy' }).click();
-      await app.page.getByRole('alert').filter({ hasText: 'Member must not be empty' }).first().waitFor();
-      await assertAccessible(app.page, 'new policy form with an error');
+    await app.page.getByRole('button', { name: 'New policy' }).click();
+    await app.page.getByLabel('Name', { exact: true }).fill('Databases');
+    await app.page.getByRole('button', { name: 'Create policy' }).click();
+    await app.page.getByRole('alert').filter({ hasText: 'Member must not be empty' }).first().waitFor();
+    await assertAccessible(app.page, 'new policy form with an error');
 
-      await app.page.getByLabel('Member').selectOption({ label: `${OWNER.name} <${OWNER.email}>` });
-      await app.page.getByRole('button', { name: 'Add step' }).click();
-      await app.page.getByLabel('Target 1: page').nth(1).selectOption('channel');
-      await app.page.getByLabel('Email address').fill('team@example.test');
-      await assertAccessible(app.page, 'new policy form, two steps');
-      await shot('form');
-      await app.page.getByRole('button', { name: 'Create policy' }).click();
-      await app.page.getByRole('cell', { name: `at once: ${OWNER.name} <${OWNER.email}>; after 5 min: email team@example.test` }).waitFor();
-      await assertAccessible(app.page, 'escalation policies list');
-      await shot('list');
-    });
-
-    it('shows the policy at 390 px and in dark mode, then deletes it', async () => {
-      await app.page.getByRole('link', { name: 'Databases' }).click();
-      await app.page.getByRole('heading', { name: 'Databases', exact: true }).waitFor();
-      await app.page.getByText('Page email team@example.test; then wait 5 min (the last step).').waitFor();
-      await assertAccessible(app.page, 'policy detail');
-      await app.page.setViewportSize({ width: 390, height: 800 });
-      await assertAccessible(app.page, 'policy detail (390 px)');
-      await shot('detail-390');
-      await app.page.emulateMedia({ colorScheme: 'dark' });
-      await assertAccessible(app.page, 'policy detail (dark)');
-      await shot('detail-dark');
-      await app.page.emulateMedia({ colorScheme: 'light' });
-      await app.page.setViewportSize({ width: 1280, height: 800 });
-
-      await app.page.getByRole('button', { name: 'Delete' }).click();
-      await app.page.getByRole('dialog').getByRole('button', { name: 'Delete policy' }).click();
-      await app.page.getByText('No escalation policies yet').waitFor();
-      assert.deepEqual(app.errors, []);
-    });
+    await app.page.getByLabel('Member').selectOption({ label: `${OWNER.name} <${OWNER.email}>` });
+    await app.page.getByRole('button', { name: 'Add step' }).click();
+    await app.page.getByLabel('Target 1: page').nth(1).selectOption('channel');
+    await app.page.getByLabel('Email address').fill('team@example.test');
+    await assertAccessible(app.page, 'new policy form, two steps');
+    await shot('form');
+    await app.page.getByRole('button', { name: 'Create policy' }).click();
+    await app.page.getByRole('cell', { name: `at once: ${OWNER.name} <${OWNER.email}>; after 5 min: email team@example.test` }).waitFor();
+    await assertAccessible(app.page, 'escalation policies list');
+    await shot('list');
   });
-}
+
+  it('shows the policy at 390 px and in dark mode, then deletes it', async () => {
+    await app.page.getByRole('link', { name: 'Databases' }).click();
+    await app.page.getByRole('heading', { name: 'Databases', exact: true }).waitFor();
+    await app.page.getByText('Page email team@example.test; then wait 5 min (the last step).').waitFor();
+    await assertAccessible(app.page, 'policy detail');
+    await app.page.setViewportSize({ width: 390, height: 800 });
+    await assertAccessible(app.page, 'policy detail (390 px)');
+    await shot('detail-390');
+    await app.page.emulateMedia({ colorScheme: 'dark' });
+    await assertAccessible(app.page, 'policy detail (dark)');
+    await shot('detail-dark');
+    await app.page.emulateMedia({ colorScheme: 'light' });
+    await app.page.setViewportSize({ width: 1280, height: 800 });
+
+    await app.page.getByRole('button', { name: 'Delete' }).click();
+    await app.page.getByRole('dialog').getByRole('button', { name: 'Delete policy' }).click();
+    await app.page.getByText('No escalation policies yet').waitFor();
+    assert.deepEqual(app.errors, []);
+  });
+});
