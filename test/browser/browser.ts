@@ -160,17 +160,6 @@ export async function assertAccessibleNarrowAndDark(page: Page, what: string, sh
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
-/**
- * The blocks `body` declares for each store kind, inside one describe block `title` that runs them at the same time:
- * each has its own store, server and browser context (useDashboard), so the file takes about as long as its slowest
- * kind instead of the sum. Not for pages that use the clipboard: Chromium has one for all its contexts.
- */
-export function storesTogether(title: string, body: (kind: StoreKind) => void): void {
-  describe(title, { concurrency: STORE_KINDS.length }, () => {
-    for (const kind of STORE_KINDS) body(kind);
-  });
-}
-
 export interface EachStoreOptions {
   /**
    * Run the kinds' blocks at the same time: each has its own store, server and browser context (useDashboard), so
