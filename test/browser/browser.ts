@@ -3,10 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { after, before } from 'node:test';
+import { after, before, describe } from 'node:test';
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { ROOT, type ServerProcess } from '../support/process.ts';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { ROOT, startServer, stopAll, type ChildEnv, type ServerProcess } from '../support/process.ts';
+import { createTestStore, STORE_KINDS, type StoreKind, type TestStore } from '../support/stores.ts';
 
 /**
  * Shared pieces of the browser tests: Debian's Chromium (never a downloaded browser), the built dashboard,
@@ -157,4 +158,95 @@ export async function assertAccessibleNarrowAndDark(page: Page, what: string, sh
   await screenshot(page, `${shotName}-dark`);
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+export interface EachStoreOptions {
+  /**
+   * Run the kinds' blocks at the same time: each has its own store, server and browser context (useDashboard), so
+   * the file takes about as long as its slowest kind instead of the sum. Not when the pages use the clipboard:
+   * Chromium has one for all its contexts.
+   */
+  together: boolean;
+  /** Said after the kind in its block's title, e.g. how that kind's test differs. */
+  detail?: (kind: StoreKind) => string;
+  /** Time limit of each kind's block. */
+  timeout?: number;
+}
+
+/** A describe block `title` holding the block `body` declares for each store kind; skipped without a browser. */
+export function eachStore(title: string, options: EachStoreOptions, body: (kind: StoreKind) => void): void {
+  describe(title, { skip: browserSkipReason() ?? false, concurrency: options.together ? STORE_KINDS.length : 1 }, () => {
+    for (const kind of STORE_KINDS) {
+      // One at a time inside a kind: its tests drive one page, in order (a block inherits its parent's concurrency).
+      describe(`${title} (${kind}${options.detail?.(kind) ?? ''})`, { concurrency: 1, ...(options.timeout !== undefined && { timeout: options.timeout }) },
+        () => body(kind));
+    }
+  });
+}
+
+export interface DashboardOptions {
+  /** More environment for the server, e.g. OUTBOUND_ALLOW for a webhook on 127.0.0.1. */
+  env?: ChildEnv;
+  /** How long the server may take to start, when startServer's default is too short for the file's load. */
+  startTimeoutMs?: number;
+  /** Options of the browser context, over a 1280 × 800 viewport. */
+  context?: BrowserContextOptions;
+  /** Lets the page use the clipboard, for the Copy buttons. */
+  clipboard?: boolean;
+  /** Who sets up the organization on first run; null leaves the setup page to the tests. */
+  owner?: { name: string; email: string; password: string } | null;
+}
+
+/** What a describe block's tests drive: its store, its `alertflow serve`, a signed-in browser context and page. */
+export interface Dashboard {
+  readonly store: TestStore;
+  readonly server: ServerProcess;
+  /** The origin the server accepts (its BASE_URL). */
+  readonly base: string;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** What the page logged as errors so far (see watchErrors). */
+  readonly errors: string[];
+}
+
+/**
+ * Before the tests of the enclosing describe block: a store of `kind`, a server on it, a browser context and page,
+ * and first-run setup by OWNER (or options.owner); after them, all of it closed, stopped and dropped in that order.
+ * Hooks a file adds after this call run after these ones, so they can use the dashboard.
+ */
+export function useDashboard(browser: () => Browser, kind: StoreKind, options: DashboardOptions = {}): Dashboard {
+  let store: TestStore | undefined;
+  let server: ServerProcess | undefined;
+  let context: BrowserContext | undefined;
+  let ready: Dashboard | undefined;
+  before(async () => {
+    store = await createTestStore(kind);
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base, ...options.env },
+      options.startTimeoutMs === undefined ? {} : { timeoutMs: options.startTimeoutMs });
+    context = await browser().newContext({ viewport: { width: 1280, height: 800 }, ...options.context });
+    if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    const page = await context.newPage();
+    const errors = watchErrors(page);
+    if (options.owner !== null) await setUpOrganization(page, server, options.owner ?? OWNER);
+    ready = { store, server, base, context, page, errors };
+  });
+  after(async () => {
+    await context?.close();
+    await stopAll([server]);
+    await store?.drop();
+  });
+  const get = (): Dashboard => {
+    if (!ready) throw new Error('the dashboard is not set up (tests skipped, its before hook failed, or used before it)');
+    return ready;
+  };
+  return {
+    get store() { return get().store; },
+    get server() { return get().server; },
+    get base() { return get().base; },
+    get context() { return get().context; },
+    get page() { return get().page; },
+    get errors() { return get().errors; },
+  };
 }

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { BrowserContext, Page } from 'playwright-core';
-import { ROOT, runCli, startServer, stopAll, type ServerProcess } from '../support/process.ts';
-import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
-import { apiAsBrowser, assertAccessible, browserSkipReason, freePort, OWNER, screenshot, setUpOrganization, sharedBrowser, watchErrors } from './browser.ts';
+import { before, it } from 'node:test';
+import { ROOT, runCli } from '../support/process.ts';
+import { apiAsBrowser, assertAccessible, eachStore, OWNER, screenshot, sharedBrowser, useDashboard } from './browser.ts';
 
 /**
  * The On call and Suppression windows pages in Debian's Chromium against a real `alertflow serve`, on both
@@ -14,7 +12,6 @@ import { apiAsBrowser, assertAccessible, browserSkipReason, freePort, OWNER, scr
  * alert its matchers hold. The browser runs in Berlin and the schedule in New York, so the zones differ.
  */
 
-const skip = browserSkipReason();
 const MEMBER = { email: 'member@example.test', password: 'member password 1234', name: 'Max Member' };
 const ZONE = 'America/New_York';
 const DAY_MS = 86_400_000;
@@ -25,177 +22,157 @@ const dateIn = (zone: string, days: number): string =>
 
 const browser = sharedBrowser();
 
-for (const kind of STORE_KINDS) {
-  describe(`on call and suppression windows in a browser (${kind})`, { skip: skip ?? false }, () => {
-    let store: TestStore;
-    let server: ServerProcess;
-    let context: BrowserContext;
-    let page: Page;
-    let errors: string[];
-    let base: string;
-    let scheduleId: string;
-    const shot = (name: string) => screenshot(page, `${kind}-${name}`);
+eachStore('on call and suppression windows in a browser', { together: true }, (kind) => {
+  const app = useDashboard(browser, kind, { context: { viewport: { width: 1280, height: 900 }, timezoneId: 'Europe/Berlin', locale: 'en-GB' } });
+  let scheduleId: string;
+  const shot = (name: string) => screenshot(app.page, `${kind}-${name}`);
 
-    const asBrowser = (method: string, url: string, body?: unknown) => apiAsBrowser(server, context, method, url, body);
+  const asBrowser = (method: string, url: string, body?: unknown) => apiAsBrowser(app.server, app.context, method, url, body);
 
-    before(async () => {
-      store = await createTestStore(kind);
-      const port = await freePort();
-      base = `http://127.0.0.1:${port}`;
-      server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base });
-      context = await browser().newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Europe/Berlin', locale: 'en-GB' });
-      page = await context.newPage();
-      errors = watchErrors(page);
-      await setUpOrganization(page, server, OWNER);
-      const orgId = (await asBrowser('GET', '/auth/session')).body.data.organization.id as string;
-      const added = await runCli(['user', 'add', '--org', orgId, '--email', MEMBER.email, '--name', MEMBER.name, '--role', 'member', '--password', MEMBER.password, '--json'],
-        { DATABASE_URL: store.url }, { timeoutMs: 60_000 });
-      assert.equal(added.code, 0, added.stderr);
-    });
-    after(async () => {
-      await context?.close();
-      await stopAll([server]);
-      await store?.drop();
-    });
-
-    it('creates a schedule in the editor, previewing its shifts, and shows who is on call today', async () => {
-      await page.getByRole('link', { name: 'On call', exact: true }).click();
-      await page.getByText('No schedules yet').waitFor();
-      await assertAccessible(page, 'on call (empty)');
-      await page.getByRole('link', { name: 'New schedule' }).click();
-      await page.getByLabel('Name', { exact: true }).fill('Primary');
-      await page.getByLabel('Time zone').fill(ZONE);
-      await page.getByLabel('Rotation').selectOption('daily');
-      // Two days ago at midnight in New York, owner first: day 0 owner, day 1 member, day 2 (today) owner.
-      await page.getByLabel('First shift starts').fill(`${dateIn(ZONE, -2)}T00:00`);
-      const addSelect = page.getByLabel('Add a person to layer 1');
-      await addSelect.selectOption({ label: OWNER.name });
-      await page.getByRole('button', { name: 'Add person' }).click();
-      await addSelect.selectOption({ label: MEMBER.name });
-      await page.getByRole('button', { name: 'Add person' }).click();
-      const preview = page.getByTestId('schedule-preview');
-      await preview.getByText(`On call now: ${OWNER.name}`).waitFor();
-      await preview.getByRole('cell', { name: MEMBER.name }).first().waitFor();
-      await assertAccessible(page, 'schedule editor');
-      await shot('schedule-editor');
-      assert.equal((await asBrowser('GET', '/schedules')).body.meta.total, 0, 'the preview stored nothing');
-      await page.getByLabel('Email each person when their shift starts (handoff notice)').check();
-      await page.getByRole('button', { name: 'Create schedule' }).click();
-      await page.getByRole('heading', { name: 'Primary', exact: true }).waitFor();
-      scheduleId = new URL(page.url()).pathname.split('/').pop() as string;
-      assert.equal((await asBrowser('GET', `/schedules/${scheduleId}`)).body.data.handoffNotices, true);
-      await page.getByText('Each person is emailed when their shift starts.').waitFor();
-      await page.getByTestId('on-call-now').getByText(OWNER.name).waitFor();
-      await page.locator('.cal-today .shift').first().waitFor();
-      assert.match(await page.getByTestId('ical-link').getAttribute('href') as string, new RegExp(`/api/v1/schedules/${scheduleId}/calendar\\.ics$`));
-      await page.locator('.hint', { hasText: `Times in ${ZONE}.` }).waitFor();
-      await page.getByRole('button', { name: 'Yours (Europe/Berlin)' }).click();
-      await page.locator('.hint', { hasText: 'Times in Europe/Berlin.' }).waitFor();
-      await page.getByRole('button', { name: ZONE }).click();
-      await assertAccessible(page, 'schedule (week)');
-      await shot('schedule-week');
-    });
-
-    it('an override picked on the calendar changes who is on call, here and in the on-call view', async () => {
-      await page.locator('.cal-today .cal-date').click();
-      const dialog = page.getByRole('dialog');
-      await dialog.getByRole('heading', { name: 'Add an override' }).waitFor();
-      assert.equal(await dialog.getByLabel('Start').inputValue(), `${dateIn(ZONE, 0)}T00:00`);
-      await dialog.getByLabel('Person').selectOption({ label: MEMBER.name });
-      await assertAccessible(page, 'override dialog');
-      await shot('override-dialog');
-      await dialog.getByRole('button', { name: 'Save override' }).click();
-      await page.getByTestId('on-call-now').getByText(MEMBER.name).waitFor();
-      await page.locator('.cal-today .shift-override').first().waitFor();
-      const stored = (await asBrowser('GET', `/schedules/${scheduleId}`)).body.data;
-      assert.equal(stored.overrides.length, 1);
-      await page.getByRole('button', { name: 'Month' }).click();
-      await page.locator('.cal-month').waitFor();
-      await assertAccessible(page, 'schedule (month)');
-      await shot('schedule-month');
-      await page.getByTestId('calendar').screenshot({ path: path.join(ROOT, 'test-results', `${kind}-oncall-calendar.png`) });
-      if (kind === 'sqlite') {
-        mkdirSync(path.join(ROOT, 'docs/screenshots'), { recursive: true });
-        await page.screenshot({ path: path.join(ROOT, 'docs/screenshots/oncall-calendar.png') });
-      }
-      await page.emulateMedia({ colorScheme: 'dark' });
-      await assertAccessible(page, 'schedule (dark)');
-      await shot('schedule-dark');
-      await page.emulateMedia({ colorScheme: 'light' });
-      await page.setViewportSize({ width: 390, height: 800 });
-      await page.locator('.cal-today .shift-override').first().waitFor();
-      await assertAccessible(page, 'schedule (390 px)');
-      await shot('schedule-390');
-      await page.setViewportSize({ width: 1280, height: 900 });
-
-      await page.getByRole('link', { name: 'Edit schedule' }).click();
-      assert.equal(await page.getByLabel('First shift starts').inputValue(), `${dateIn(ZONE, -2)}T00:00`);
-      await page.getByTestId('schedule-preview').getByText(`On call now: ${MEMBER.name}`).waitFor();
-      await page.getByLabel('Layer name').fill('Office hours');
-      await page.getByRole('button', { name: 'Add restriction' }).click();
-      await assertAccessible(page, 'schedule editor (edit)');
-      await page.getByRole('button', { name: 'Save schedule' }).click();
-      await page.getByText('Office hours').first().waitFor();
-      await page.getByText(`Only: Mon, Tue, Wed, Thu, Fri 09:00–17:00 (${ZONE})`).waitFor();
-      // The same windows on the viewer's clock (Berlin is 5 or 6 hours ahead of New York).
-      await page.getByText(/This week on your clock \(Europe\/Berlin\): Mon 1[45]:00–2[23]:00, Tue/).waitFor();
-      assert.equal((await asBrowser('GET', `/schedules/${scheduleId}`)).body.data.overrides.length, 1, 'editing the layers kept the override');
-
-      await page.getByRole('link', { name: 'On call', exact: true }).click();
-      const row = page.getByTestId('oncall-table').getByRole('row', { name: /Primary/ });
-      await row.getByText(MEMBER.name).waitFor();
-      await assertAccessible(page, 'on call');
-      await shot('oncall');
-    });
-
-    it('creates a recurring window, previewing its next occurrences and the open alert it holds', async () => {
-      const integ = await asBrowser('POST', '/integrations', { name: 'Prometheus' });
-      assert.equal(integ.status, 201, JSON.stringify(integ.body));
-      const sent = await fetch(integ.body.data.ingestUrl, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Disk full on db1', severity: 'high', labels: { env: 'prod' } }),
-      });
-      assert.equal(sent.status, 200, await sent.text());
-
-      await page.getByRole('link', { name: 'Suppression', exact: true }).click();
-      await page.getByText('No suppression windows').waitFor();
-      await assertAccessible(page, 'suppression (empty)');
-      await page.getByRole('link', { name: 'New window' }).click();
-      await page.getByLabel('Name', { exact: true }).fill('Nightly backup');
-      await page.getByLabel('Repeats').selectOption('daily');
-      await page.getByRole('button', { name: 'Add matcher' }).click();
-      await page.getByLabel('Field 1').fill('labels.env');
-      await page.getByLabel('Value 1').fill('prod');
-      const preview = page.getByTestId('window-preview');
-      // Daily: five occurrences (a one-off window has one).
-      await preview.getByTestId('next-occurrences').getByRole('listitem').nth(4).waitFor();
-      await preview.getByTestId('held-alerts').getByRole('link', { name: 'Disk full on db1' }).waitFor();
-      await page.getByLabel('Value 1').fill('staging');
-      await preview.getByText('No open alert matches.').waitFor();
-      await page.getByLabel('Value 1').fill('prod');
-      await preview.getByTestId('held-alerts').waitFor();
-      await assertAccessible(page, 'window editor');
-      await shot('window-editor');
-      assert.equal((await asBrowser('GET', '/suppression')).body.meta.total, 0, 'the preview stored nothing');
-      await page.getByRole('button', { name: 'Create window' }).click();
-      const row = page.getByTestId('windows-table').getByRole('row', { name: /Nightly backup/ });
-      await row.waitFor();
-      await row.getByText('FREQ=DAILY').waitFor();
-      assert.equal(await row.locator('.occurrences li').count(), 3);
-      const stored = (await asBrowser('GET', '/suppression')).body.data[0];
-      assert.equal(stored.recurrence, 'FREQ=DAILY');
-      assert.deepEqual(stored.matchers, [{ field: 'labels.env', op: 'eq', value: 'prod' }]);
-      await assertAccessible(page, 'suppression windows');
-      await shot('suppression');
-      await page.setViewportSize({ width: 390, height: 800 });
-      await assertAccessible(page, 'suppression windows (390 px)');
-      await shot('suppression-390');
-      await page.setViewportSize({ width: 1280, height: 900 });
-      await row.getByRole('link', { name: 'Nightly backup' }).click();
-      assert.equal(await page.getByLabel('Repeats').inputValue(), 'daily');
-      assert.equal(await page.getByLabel('Value 1').inputValue(), 'prod');
-      await page.getByTestId('window-preview').getByTestId('held-alerts').waitFor();
-      await assertAccessible(page, 'window editor (edit)');
-      assert.deepEqual(errors, []);
-    });
+  before(async () => {
+    const orgId = (await asBrowser('GET', '/auth/session')).body.data.organization.id as string;
+    const added = await runCli(['user', 'add', '--org', orgId, '--email', MEMBER.email, '--name', MEMBER.name, '--role', 'member', '--password', MEMBER.password, '--json'],
+      { DATABASE_URL: app.store.url }, { timeoutMs: 60_000 });
+    assert.equal(added.code, 0, added.stderr);
   });
-}
+
+  it('creates a schedule in the editor, previewing its shifts, and shows who is on call today', async () => {
+    await app.page.getByRole('link', { name: 'On call', exact: true }).click();
+    await app.page.getByText('No schedules yet').waitFor();
+    await assertAccessible(app.page, 'on call (empty)');
+    await app.page.getByRole('link', { name: 'New schedule' }).click();
+    await app.page.getByLabel('Name', { exact: true }).fill('Primary');
+    await app.page.getByLabel('Time zone').fill(ZONE);
+    await app.page.getByLabel('Rotation').selectOption('daily');
+    // Two days ago at midnight in New York, owner first: day 0 owner, day 1 member, day 2 (today) owner.
+    await app.page.getByLabel('First shift starts').fill(`${dateIn(ZONE, -2)}T00:00`);
+    const addSelect = app.page.getByLabel('Add a person to layer 1');
+    await addSelect.selectOption({ label: OWNER.name });
+    await app.page.getByRole('button', { name: 'Add person' }).click();
+    await addSelect.selectOption({ label: MEMBER.name });
+    await app.page.getByRole('button', { name: 'Add person' }).click();
+    const preview = app.page.getByTestId('schedule-preview');
+    await preview.getByText(`On call now: ${OWNER.name}`).waitFor();
+    await preview.getByRole('cell', { name: MEMBER.name }).first().waitFor();
+    await assertAccessible(app.page, 'schedule editor');
+    await shot('schedule-editor');
+    assert.equal((await asBrowser('GET', '/schedules')).body.meta.total, 0, 'the preview stored nothing');
+    await app.page.getByLabel('Email each person when their shift starts (handoff notice)').check();
+    await app.page.getByRole('button', { name: 'Create schedule' }).click();
+    await app.page.getByRole('heading', { name: 'Primary', exact: true }).waitFor();
+    scheduleId = new URL(app.page.url()).pathname.split('/').pop() as string;
+    assert.equal((await asBrowser('GET', `/schedules/${scheduleId}`)).body.data.handoffNotices, true);
+    await app.page.getByText('Each person is emailed when their shift starts.').waitFor();
+    await app.page.getByTestId('on-call-now').getByText(OWNER.name).waitFor();
+    await app.page.locator('.cal-today .shift').first().waitFor();
+    assert.match(await app.page.getByTestId('ical-link').getAttribute('href') as string, new RegExp(`/api/v1/schedules/${scheduleId}/calendar\\.ics$`));
+    await app.page.locator('.hint', { hasText: `Times in ${ZONE}.` }).waitFor();
+    await app.page.getByRole('button', { name: 'Yours (Europe/Berlin)' }).click();
+    await app.page.locator('.hint', { hasText: 'Times in Europe/Berlin.' }).waitFor();
+    await app.page.getByRole('button', { name: ZONE }).click();
+    await assertAccessible(app.page, 'schedule (week)');
+    await shot('schedule-week');
+  });
+
+  it('an override picked on the calendar changes who is on call, here and in the on-call view', async () => {
+    await app.page.locator('.cal-today .cal-date').click();
+    const dialog = app.page.getByRole('dialog');
+    await dialog.getByRole('heading', { name: 'Add an override' }).waitFor();
+    assert.equal(await dialog.getByLabel('Start').inputValue(), `${dateIn(ZONE, 0)}T00:00`);
+    await dialog.getByLabel('Person').selectOption({ label: MEMBER.name });
+    await assertAccessible(app.page, 'override dialog');
+    await shot('override-dialog');
+    await dialog.getByRole('button', { name: 'Save override' }).click();
+    await app.page.getByTestId('on-call-now').getByText(MEMBER.name).waitFor();
+    await app.page.locator('.cal-today .shift-override').first().waitFor();
+    const stored = (await asBrowser('GET', `/schedules/${scheduleId}`)).body.data;
+    assert.equal(stored.overrides.length, 1);
+    await app.page.getByRole('button', { name: 'Month' }).click();
+    await app.page.locator('.cal-month').waitFor();
+    await assertAccessible(app.page, 'schedule (month)');
+    await shot('schedule-month');
+    await app.page.getByTestId('calendar').screenshot({ path: path.join(ROOT, 'test-results', `${kind}-oncall-calendar.png`) });
+    if (kind === 'sqlite') {
+      mkdirSync(path.join(ROOT, 'docs/screenshots'), { recursive: true });
+      await app.page.screenshot({ path: path.join(ROOT, 'docs/screenshots/oncall-calendar.png') });
+    }
+    await app.page.emulateMedia({ colorScheme: 'dark' });
+    await assertAccessible(app.page, 'schedule (dark)');
+    await shot('schedule-dark');
+    await app.page.emulateMedia({ colorScheme: 'light' });
+    await app.page.setViewportSize({ width: 390, height: 800 });
+    await app.page.locator('.cal-today .shift-override').first().waitFor();
+    await assertAccessible(app.page, 'schedule (390 px)');
+    await shot('schedule-390');
+    await app.page.setViewportSize({ width: 1280, height: 900 });
+
+    await app.page.getByRole('link', { name: 'Edit schedule' }).click();
+    assert.equal(await app.page.getByLabel('First shift starts').inputValue(), `${dateIn(ZONE, -2)}T00:00`);
+    await app.page.getByTestId('schedule-preview').getByText(`On call now: ${MEMBER.name}`).waitFor();
+    await app.page.getByLabel('Layer name').fill('Office hours');
+    await app.page.getByRole('button', { name: 'Add restriction' }).click();
+    await assertAccessible(app.page, 'schedule editor (edit)');
+    await app.page.getByRole('button', { name: 'Save schedule' }).click();
+    await app.page.getByText('Office hours').first().waitFor();
+    await app.page.getByText(`Only: Mon, Tue, Wed, Thu, Fri 09:00–17:00 (${ZONE})`).waitFor();
+    // The same windows on the viewer's clock (Berlin is 5 or 6 hours ahead of New York).
+    await app.page.getByText(/This week on your clock \(Europe\/Berlin\): Mon 1[45]:00–2[23]:00, Tue/).waitFor();
+    assert.equal((await asBrowser('GET', `/schedules/${scheduleId}`)).body.data.overrides.length, 1, 'editing the layers kept the override');
+
+    await app.page.getByRole('link', { name: 'On call', exact: true }).click();
+    const row = app.page.getByTestId('oncall-table').getByRole('row', { name: /Primary/ });
+    await row.getByText(MEMBER.name).waitFor();
+    await assertAccessible(app.page, 'on call');
+    await shot('oncall');
+  });
+
+  it('creates a recurring window, previewing its next occurrences and the open alert it holds', async () => {
+    const integ = await asBrowser('POST', '/integrations', { name: 'Prometheus' });
+    assert.equal(integ.status, 201, JSON.stringify(integ.body));
+    const sent = await fetch(integ.body.data.ingestUrl, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ title: 'Disk full on db1', severity: 'high', labels: { env: 'prod' } }),
+    });
+    assert.equal(sent.status, 200, await sent.text());
+
+    await app.page.getByRole('link', { name: 'Suppression', exact: true }).click();
+    await app.page.getByText('No suppression windows').waitFor();
+    await assertAccessible(app.page, 'suppression (empty)');
+    await app.page.getByRole('link', { name: 'New window' }).click();
+    await app.page.getByLabel('Name', { exact: true }).fill('Nightly backup');
+    await app.page.getByLabel('Repeats').selectOption('daily');
+    await app.page.getByRole('button', { name: 'Add matcher' }).click();
+    await app.page.getByLabel('Field 1').fill('labels.env');
+    await app.page.getByLabel('Value 1').fill('prod');
+    const preview = app.page.getByTestId('window-preview');
+    // Daily: five occurrences (a one-off window has one).
+    await preview.getByTestId('next-occurrences').getByRole('listitem').nth(4).waitFor();
+    await preview.getByTestId('held-alerts').getByRole('link', { name: 'Disk full on db1' }).waitFor();
+    await app.page.getByLabel('Value 1').fill('staging');
+    await preview.getByText('No open alert matches.').waitFor();
+    await app.page.getByLabel('Value 1').fill('prod');
+    await preview.getByTestId('held-alerts').waitFor();
+    await assertAccessible(app.page, 'window editor');
+    await shot('window-editor');
+    assert.equal((await asBrowser('GET', '/suppression')).body.meta.total, 0, 'the preview stored nothing');
+    await app.page.getByRole('button', { name: 'Create window' }).click();
+    const row = app.page.getByTestId('windows-table').getByRole('row', { name: /Nightly backup/ });
+    await row.waitFor();
+    await row.getByText('FREQ=DAILY').waitFor();
+    assert.equal(await row.locator('.occurrences li').count(), 3);
+    const stored = (await asBrowser('GET', '/suppression')).body.data[0];
+    assert.equal(stored.recurrence, 'FREQ=DAILY');
+    assert.deepEqual(stored.matchers, [{ field: 'labels.env', op: 'eq', value: 'prod' }]);
+    await assertAccessible(app.page, 'suppression windows');
+    await shot('suppression');
+    await app.page.setViewportSize({ width: 390, height: 800 });
+    await assertAccessible(app.page, 'suppression windows (390 px)');
+    await shot('suppression-390');
+    await app.page.setViewportSize({ width: 1280, height: 900 });
+    await row.getByRole('link', { name: 'Nightly backup' }).click();
+    assert.equal(await app.page.getByLabel('Repeats').inputValue(), 'daily');
+    assert.equal(await app.page.getByLabel('Value 1').inputValue(), 'prod');
+    await app.page.getByTestId('window-preview').getByTestId('held-alerts').waitFor();
+    await assertAccessible(app.page, 'window editor (edit)');
+    assert.deepEqual(app.errors, []);
+  });
+});
