@@ -6,6 +6,7 @@ import { assertAccessible, eachStore, OWNER, screenshot, sharedBrowser, useDashb
  * The Escalation policies pages in Debian's Chromium against a real `alertflow serve` process, on both stores:
  * an empty list, a policy refused in words (no member chosen), then made with two steps (a member, then an email
  * channel after 5 minutes), its detail, and deleted. Scanned with axe-core at 1280 px, at 390 px and in dark mode.
+ * Also the main navigation at 390 px, folded behind its Menu button.
  */
 
 const browser = sharedBrowser();
@@ -56,6 +57,29 @@ eachStore('escalation policies in the dashboard', { together: true }, (kind) => 
     await app.page.getByRole('button', { name: 'Delete' }).click();
     await app.page.getByRole('dialog').getByRole('button', { name: 'Delete policy' }).click();
     await app.page.getByText('No escalation policies yet').waitFor();
+    assert.deepEqual(app.errors, []);
+  });
+
+  it('folds the navigation behind a Menu button at 390 px, which a chosen page closes again', async () => {
+    const menu = app.page.getByRole('button', { name: 'Menu' });
+    const link = app.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Integrations' });
+    assert.equal(await menu.isVisible(), false, 'no Menu button at 1280 px');
+    assert.equal(await link.isVisible(), true);
+    await app.page.setViewportSize({ width: 390, height: 800 });
+    try {
+      assert.equal(await link.isVisible(), false, 'the links are folded away at 390 px');
+      assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+      await menu.click();
+      assert.equal(await menu.getAttribute('aria-expanded'), 'true');
+      await assertAccessible(app.page, 'open menu (390 px)');
+      await shot('menu-390');
+      await link.click();
+      await app.page.getByRole('heading', { name: 'Integrations', exact: true }).waitFor();
+      assert.equal(await link.isVisible(), false, 'choosing a page closes the menu');
+      assert.equal(await menu.getAttribute('aria-expanded'), 'false');
+    } finally {
+      await app.page.setViewportSize({ width: 1280, height: 800 });
+    }
     assert.deepEqual(app.errors, []);
   });
 });

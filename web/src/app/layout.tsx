@@ -1,4 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Navigate, NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { ErrorDisplay } from '../components/error-display';
 import { Loading } from '../components/page';
@@ -27,6 +28,8 @@ function Nav({ session }: { session: SessionView }) {
   const replace = useReplaceSession();
   const navigate = useNavigate();
   const qc = useQueryClient();
+  // On a phone the 13 links would push every page down by a screen's third: they fold behind a Menu button there.
+  const [menuOpen, setMenuOpen] = useState(false);
   const out = useMutation({
     mutationFn: logout,
     onSuccess: () => {
@@ -38,9 +41,12 @@ function Nav({ session }: { session: SessionView }) {
     <header className="topbar">
       <a className="skip" href="#main">Skip to content</a>
       <span className="brand">AlertFlow</span>
-      <nav aria-label="Main">
+      <button type="button" className="secondary menu-toggle" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+        Menu
+      </button>
+      <nav aria-label="Main" id="main-nav" className={menuOpen ? 'open' : undefined}>
         <ul>
-          {NAV.map((n) => <li key={n.to}><NavLink to={n.to}>{n.label}</NavLink></li>)}
+          {NAV.map((n) => <li key={n.to}><NavLink to={n.to} onClick={() => setMenuOpen(false)}>{n.label}</NavLink></li>)}
         </ul>
       </nav>
       <div className="who">
