@@ -3,7 +3,7 @@ import { AppError } from '../lib/errors.ts';
 import type { Api } from './types.ts';
 
 /** A body takes well under a second to be read, parsed and processed: by then some of the bytes held are freed. */
-export const BUSY_RETRY_AFTER_SECONDS = 1;
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 const busy = (): AppError => new AppError('OVERLOADED', 'The server is busy with other requests; retry later', null, BUSY_RETRY_AFTER_SECONDS);
 
