@@ -37,8 +37,16 @@ export function auditRepo() {
         }
       }
     },
-    /** Moves each key's lastUsedAt forward (never back: flushes of two instances may interleave). */
-    async touchKeys(db: Kysely<DB>, lastUsed: ReadonlyMap<string, number>): Promise<void> {
+    /**
+     * Moves each key's lastUsedAt forward (never back: flushes of two instances may interleave). With `lock`
+     * (PostgreSQL) the keys are first locked in id order, the order in which a revocation locks an
+     * organization's keys: otherwise a flush and a revocation can each hold a key the other waits for, and the
+     * deadlock fails the revocation.
+     */
+    async touchKeys(db: Kysely<DB>, lastUsed: ReadonlyMap<string, number>, lock: boolean): Promise<void> {
+      if (lock && lastUsed.size > 0) {
+        await db.selectFrom('api_keys').select('id').where('id', 'in', [...lastUsed.keys()]).orderBy('id').forUpdate().execute();
+      }
       for (const [keyId, at] of lastUsed) {
         await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId)
           .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)])).execute();

@@ -78,7 +78,7 @@ export function auditService(deps: { store: Store; repo: AuditRepo; clock: Clock
     try {
       await store.db.transaction().execute(async (trx) => {
         await repo.insertMany(trx, rows);
-        await repo.touchKeys(trx, used);
+        await repo.touchKeys(trx, used, store.dialect === 'postgres');
       });
     } catch (err) {
       log.error({ error: errorSummary(err) }, 'audit flush failed; will retry');
