@@ -1,7 +1,7 @@
 /**
  * AlertFlow benchmark: `npm run bench [-- --store sqlite|postgres] [--duration N] [--connections N]`.
  *
- * For each store it starts a fresh server (`node src/cli/main.ts serve`) as a child process on 127.0.0.1
+ * For each store it starts a fresh server (`node bin/alertflow.js serve`) as a child process on 127.0.0.1
  * with a fresh store (SQLite in a temp dir; PostgreSQL in a new database that is dropped afterwards),
  * creates an organization with the CLI and an integration through the API, then drives it with autocannon:
  *   new   — ingest, every request a new fingerprint (a new alert each)

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import type { StoreConfig } from '../src/config.ts';
+import { MAIN } from '../test/support/process.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DOC = path.join(ROOT, 'docs', 'benchmarks.md');
@@ -335,7 +336,7 @@ export function childEnv(databaseUrl: string): NodeJS.ProcessEnv {
 }
 
 export async function startServer(env: NodeJS.ProcessEnv, nodeFlags: readonly string[], serveArgs: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeFlags, 'src/cli/main.ts', 'serve', ...serveArgs], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, MAIN, 'serve', ...serveArgs], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   liveChildren.add(child);
   child.once('exit', () => liveChildren.delete(child));
   const tail: string[] = [];
@@ -437,9 +438,9 @@ export async function freshStore(kind: StoreKind): Promise<BenchStore> {
   return { databaseUrl, config: { kind: 'postgres', url: databaseUrl }, release };
 }
 
-/** `alertflow <args>` (the CLI, as `node src/cli/main.ts`) against the store of `env`; its last stdout line parsed as JSON. */
+/** `alertflow <args>` (the CLI, through its launcher) against the store of `env`; its last stdout line parsed as JSON. */
 export async function cliJson<T>(args: string[], env: NodeJS.ProcessEnv): Promise<T> {
-  const out = await execFileP(process.execPath, ['src/cli/main.ts', ...args], { cwd: ROOT, env });
+  const out = await execFileP(process.execPath, [MAIN, ...args], { cwd: ROOT, env });
   return JSON.parse(out.stdout.trim().split('\n').pop() as string) as T;
 }
 

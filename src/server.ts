@@ -33,7 +33,7 @@ export async function startServer(config: Config, log: Logger, role: Role = 'all
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({
-    port, version: API_VERSION, role, workers, store: describeStore(config.store),
+    port, version: API_VERSION, build: import.meta.url.endsWith('.js') ? 'compiled' : 'source', role, workers, store: describeStore(config.store),
     redis: hostOf(config.redisUrl), smtp: hostOf(config.smtpUrl), metrics: config.metricsToken !== undefined,
   }, 'AlertFlow listening');
   return {

@@ -5,13 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { OpenApiChecker } from './openapi.ts';
 
 /**
- * The real service as separate OS processes: `node src/cli/main.ts …`, configured only by environment
- * variables. Every process started here is tracked, so `after()` hooks can stop whatever is still running
- * even when a test failed half-way; only processes started here are ever signalled, by their PID.
+ * The real service as separate OS processes: `node bin/alertflow.js …`, the launcher `npm start` and `npx alertflow`
+ * run, configured only by environment variables. Every process started here is tracked, so `after()` hooks can
+ * stop whatever is still running even when a test failed half-way; only processes started here are ever
+ * signalled, by their PID.
  */
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const MAIN = path.join(ROOT, 'src/cli/main.ts');
+export const MAIN = path.join(ROOT, 'bin/alertflow.js');
 /**
  * The Node flags the server ships with: its launcher's shebang is their one source (`npm start` runs it), so
  * servers started here and by the bench run as users run them.

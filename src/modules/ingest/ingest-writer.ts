@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import path from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import type { OpResult, SqliteStatements, WriteOp } from './ingest-repo.ts';
@@ -139,7 +140,8 @@ export function sqliteWriterThread(file: string) {
     pending.clear();
   };
   const start = (): Worker => {
-    const w = new Worker(new URL('./ingest-write-worker.ts', import.meta.url), { workerData: { file } });
+    // Its sibling in whichever form this module runs: compiled (.js) or the sources (.ts).
+    const w = new Worker(new URL(`./ingest-write-worker${path.extname(import.meta.url)}`, import.meta.url), { workerData: { file } });
     w.on('message', (m: WorkerReply) => {
       const p = pending.get(m.id);
       pending.delete(m.id);
