@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import type { StoreConfig } from '../src/config.ts';
-import { MAIN } from '../test/support/process.ts';
+import { MAIN, SERVER_ENV } from '../test/support/process.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DOC = path.join(ROOT, 'docs', 'benchmarks.md');
@@ -336,7 +336,7 @@ export function childEnv(databaseUrl: string): NodeJS.ProcessEnv {
 }
 
 export async function startServer(env: NodeJS.ProcessEnv, nodeFlags: readonly string[], serveArgs: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeFlags, MAIN, 'serve', ...serveArgs], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, MAIN, 'serve', ...serveArgs], { cwd: ROOT, env: { ...SERVER_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   liveChildren.add(child);
   child.once('exit', () => liveChildren.delete(child));
   const tail: string[] = [];

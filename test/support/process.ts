@@ -13,12 +13,15 @@ import { OpenApiChecker } from './openapi.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const MAIN = path.join(ROOT, 'bin/alertflow.js');
+const SHEBANG = (readFileSync(path.join(ROOT, 'bin/alertflow.js'), 'utf8').split('\n')[0] as string).split(/\s+/);
 /**
  * The Node flags the server ships with: its launcher's shebang is their one source (`npm start` runs it), so
  * servers started here and by the bench run as users run them.
  */
-export const SERVER_NODE_FLAGS: readonly string[] = (readFileSync(path.join(ROOT, 'bin/alertflow.js'), 'utf8').split('\n')[0] as string)
-  .split(/\s+/).filter((t) => t.startsWith('--'));
+export const SERVER_NODE_FLAGS: readonly string[] = SHEBANG.filter((t) => t.startsWith('--'));
+/** The environment that shebang sets before Node starts (glibc reads MALLOC_ARENA_MAX only then). */
+export const SERVER_ENV: Readonly<Record<string, string>> = Object.fromEntries(SHEBANG.filter((t) => /^[A-Z][A-Z0-9_]*=/.test(t))
+  .map((t) => [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]));
 
 /** Defaults for every child: test keys, info logs, loopback only, a free port, rate limits lifted. */
 export const BASE_ENV: Readonly<Record<string, string>> = {
@@ -43,7 +46,7 @@ function childEnv(env: ChildEnv): Record<string, string> {
     const v = process.env[name];
     if (v !== undefined) out[name] = v;
   }
-  for (const [k, v] of Object.entries({ ...BASE_ENV, ...env })) {
+  for (const [k, v] of Object.entries({ ...SERVER_ENV, ...BASE_ENV, ...env })) {
     if (v !== undefined) out[k] = v;
   }
   return out;
