@@ -13,7 +13,7 @@ import { OpenApiChecker } from './openapi.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const MAIN = path.join(ROOT, 'bin/alertflow.js');
-const SHEBANG = (readFileSync(path.join(ROOT, 'bin/alertflow.js'), 'utf8').split('\n')[0] as string).split(/\s+/);
+const SHEBANG = (readFileSync(MAIN, 'utf8').split('\n')[0] as string).split(/\s+/);
 /**
  * The Node flags the server ships with: its launcher's shebang is their one source (`npm start` runs it), so
  * servers started here and by the bench run as users run them.
