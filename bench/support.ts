@@ -318,7 +318,8 @@ export interface Server {
 }
 
 export function childEnv(databaseUrl: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  // The launcher's environment as `npm start` and `npx alertflow` get it; the caller's may override it for an A/B.
+  const env: NodeJS.ProcessEnv = { ...SERVER_ENV, ...process.env };
   // Nothing from the caller's environment may point the server elsewhere (another store, a shared Redis).
   for (const k of Object.keys(env)) if (k.startsWith('RATE_LIMIT_') || k.startsWith('INGEST_')) delete env[k];
   delete env.REDIS_URL;
@@ -336,7 +337,7 @@ export function childEnv(databaseUrl: string): NodeJS.ProcessEnv {
 }
 
 export async function startServer(env: NodeJS.ProcessEnv, nodeFlags: readonly string[], serveArgs: string[] = []): Promise<Server> {
-  const child = spawn(process.execPath, [...nodeFlags, MAIN, 'serve', ...serveArgs], { cwd: ROOT, env: { ...SERVER_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, MAIN, 'serve', ...serveArgs], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   liveChildren.add(child);
   child.once('exit', () => liveChildren.delete(child));
   const tail: string[] = [];
