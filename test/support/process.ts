@@ -20,8 +20,10 @@ const SHEBANG = (readFileSync(MAIN, 'utf8').split('\n')[0] as string).split(/\s+
  */
 export const SERVER_NODE_FLAGS: readonly string[] = SHEBANG.filter((t) => t.startsWith('--'));
 /** The environment that shebang sets before Node starts (glibc reads MALLOC_ARENA_MAX only then). */
-export const SERVER_ENV: Readonly<Record<string, string>> = Object.fromEntries(SHEBANG.filter((t) => /^[A-Z][A-Z0-9_]*=/.test(t))
-  .map((t) => [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]));
+export const SERVER_ENV: Readonly<Record<string, string>> = Object.fromEntries(SHEBANG.flatMap((t) => {
+  const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(t);
+  return m ? [[m[1], m[2]]] : [];
+}));
 
 /** Defaults for every child: test keys, info logs, loopback only, a free port, rate limits lifted. */
 export const BASE_ENV: Readonly<Record<string, string>> = {
