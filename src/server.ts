@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config, StoreConfig } from './config.ts';
 import { createContainer } from './container.ts';
@@ -29,6 +30,17 @@ export async function startServer(config: Config, log: Logger, role: Role = 'all
     log.info(`No organization yet. Open ${config.baseUrl}/setup?token=${token} to create the first one and its owner (works once), or use: npx alertflow org create --name "My Org" --owner-email you@example.com --json`);
   }
   const app = await buildApp(container, log, { role });
+  // A connection that has not sent a request yet is neither idle nor busy to Node: server.close() would wait
+  // for it until the headers timeout (60 s), past any orchestrator's grace period. Shutdown drops such
+  // connections, and those that arrive meanwhile; a request in progress still finishes.
+  let closing = false;
+  const unused = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    if (closing) return void socket.destroy();
+    unused.add(socket);
+    socket.once('close', () => unused.delete(socket));
+  });
+  app.server.on('request', (req: { socket: Socket }) => unused.delete(req.socket));
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -40,6 +52,8 @@ export async function startServer(config: Config, log: Logger, role: Role = 'all
     port,
     // Stop accepting, let in-flight requests finish (their transactions commit), then flush and close the store.
     close: async () => {
+      closing = true;
+      for (const socket of unused) socket.destroy();
       await app.close();
       await container.close();
     },

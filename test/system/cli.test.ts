@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import net from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -208,6 +209,18 @@ for (const kind of STORE_KINDS) {
       } finally {
         await db.close();
       }
+    });
+
+    it('SIGTERM with a client connected that has sent nothing yet: the server still exits at once, with code 0', async () => {
+      const s = await startServer(env);
+      servers.push(s);
+      const silent = net.connect(s.port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => silent.once('connect', resolve).once('error', reject));
+      const closed = new Promise<void>((resolve) => silent.once('close', () => resolve()));
+      silent.on('error', () => undefined);
+      // Node would wait for its request until the 60 s headers timeout; the grace here is 5 s.
+      assert.deepEqual(await s.stop(5_000), { code: 0, signal: null }, `output:\n${s.output}`);
+      await closed;
     });
 
     it('logs never contain an API key or an ingest token, also on error paths', async () => {
