@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openMigratedStore } from '../src/db/migrations.ts';
+import { openMigratedStore } from '../src/db/migrations/index.ts';
 import type { AlertRow } from '../src/modules/alerts/alerts-repo.ts';
 import { sqliteStatements } from '../src/modules/ingest/ingest-repo.ts';
 

@@ -10,7 +10,7 @@
 import { sql } from 'kysely';
 import { parseArgs } from 'node:util';
 import { createStore } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrations.ts';
+import { migrate } from '../src/db/migrations/index.ts';
 import { orderedId } from '../src/lib/ids.ts';
 import type { AlertRow } from '../src/modules/alerts/alerts-repo.ts';
 import { ingestRepo } from '../src/modules/ingest/ingest-repo.ts';

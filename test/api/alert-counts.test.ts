@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createStore } from '../../src/db/database.ts';
-import { migrate } from '../../src/db/migrations.ts';
+import { migrate } from '../../src/db/migrations/index.ts';
 import type { DB } from '../../src/db/schema.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { startHarness, type Harness, type Org } from '../support/harness.ts';

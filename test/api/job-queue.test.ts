@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import type { Store } from '../../src/db/database.ts';
-import { openMigratedStore } from '../../src/db/migrations.ts';
+import { openMigratedStore } from '../../src/db/migrations/index.ts';
 import { pgBossQueue } from '../../src/infra/queue/pgboss-queue.ts';
 import type { JobQueue, QueuedJob } from '../../src/infra/queue/queue.ts';
 import { sqliteQueue } from '../../src/infra/queue/sqlite-queue.ts';

@@ -1,0 +1,75 @@
+import { Migrator, type Migration } from 'kysely/migration';
+import type { StoreConfig } from '../../config.ts';
+import { createStore, type Dialect, type Store } from '../database.ts';
+import { isSqliteBusy } from '../sqlite-database.ts';
+import m0001 from './0001_core.ts';
+import m0002 from './0002_integrations_clients_suppression.ts';
+import m0003 from './0003_oncall_workflows_incidents.ts';
+import m0004 from './0004_sessions.ts';
+import m0005 from './0005_fair_jobs.ts';
+import m0008 from './0008_config_versions.ts';
+import m0009 from './0009_password_links.ts';
+import m0012 from './0012_heartbeats.ts';
+import m0013 from './0013_live_events.ts';
+import m0014 from './0014_escalations.ts';
+import m0015 from './0015_contact_methods.ts';
+import m0016 from './0016_handoff_notices.ts';
+import m0017 from './0017_alert_fingerprint_indexes.ts';
+import m0018 from './0018_new_alert_writes.ts';
+import type { MigrationFactory } from './types.ts';
+
+/**
+ * Numbered, forward-only migrations, one file each, applied in this order. Never edit one that has shipped;
+ * add the next number (a file and a line here).
+ */
+const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
+  ['0001_core', m0001],
+  ['0002_integrations_clients_suppression', m0002],
+  ['0003_oncall_workflows_incidents', m0003],
+  ['0004_sessions', m0004],
+  ['0005_fair_jobs', m0005],
+  ['0008_config_versions', m0008],
+  ['0009_password_links', m0009],
+  ['0012_heartbeats', m0012],
+  ['0013_live_events', m0013],
+  ['0014_escalations', m0014],
+  ['0015_contact_methods', m0015],
+  ['0016_handoff_notices', m0016],
+  ['0017_alert_fingerprint_indexes', m0017],
+  ['0018_new_alert_writes', m0018],
+];
+
+function migrations(dialect: Dialect): Record<string, Migration> {
+  return Object.fromEntries(MIGRATIONS.map(([name, factory]) => [name, factory(dialect)]));
+}
+
+/** Brings the store to the latest migration, or to `upTo` (a migration's name: how tests build an older database). */
+export async function migrate(store: Store, upTo?: string): Promise<string[]> {
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: async () => migrations(store.dialect) },
+  });
+  const { error, results } = await (upTo ? migrator.migrateTo(upTo) : migrator.migrateToLatest());
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+const START_ATTEMPTS = 20;
+
+/**
+ * Opens the store and brings it to the latest migration. Processes that open one fresh SQLite file at the
+ * same moment (two instances, or the CLI beside a starting server) can meet SQLITE_BUSY_SNAPSHOT, which
+ * SQLite reports at once instead of waiting: the losing process closes, waits a moment and starts again.
+ */
+export async function openMigratedStore(config: StoreConfig): Promise<{ store: Store; applied: string[] }> {
+  for (let attempt = 1; ; attempt++) {
+    const store = await createStore(config);
+    try {
+      return { store, applied: await migrate(store) };
+    } catch (err) {
+      await store.close().catch(() => undefined);
+      if (!isSqliteBusy(err) || attempt >= START_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 25 + Math.random() * 100));
+    }
+  }
+}
