@@ -1,5 +1,5 @@
 /**
- * The size of one page of 100 alerts at the ingest limits (README "Ingest"): with plain text, and with
+ * The size of one page of 100 alerts at the ingest limits (docs/senders.md, "Ingest"): with plain text, and with
  * characters JSON must escape (6 bytes each), the worst case. `npx node bench/page-size.ts`
  */
 import { startHarness, type Harness } from '../test/support/harness.ts';

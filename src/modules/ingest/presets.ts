@@ -85,7 +85,7 @@ const grafanaSample = {
 
 /**
  * Zabbix webhook media type: its parameters, posted as a JSON object by the media type's script
- * (README "Connect your monitoring tool" gives the parameter list and the script).
+ * (docs/senders.md, "Connect your monitoring tool", gives the parameter list and the script).
  */
 const zabbixSample = {
   event_id: '4913027',
@@ -103,7 +103,7 @@ const zabbixSample = {
   event_tags: 'service:web, client:acme',
 };
 
-/** Datadog webhook integration with the payload template given in the README. */
+/** Datadog webhook integration with the payload template given in docs/senders.md. */
 const datadogSample = {
   id: '7834560129384756123',
   title: '[Triggered] CPU load is high on host:i-0abc123',
@@ -262,7 +262,7 @@ export const PRESETS: readonly Preset[] = [
   {
     name: 'datadog',
     title: 'Datadog (webhooks integration)',
-    setup: 'Add a webhook with the ingest URL and the payload template from the README, then mention @webhook-<name> in monitors.',
+    setup: 'Add a webhook with the ingest URL and the payload template from docs/senders.md, then mention @webhook-<name> in monitors.',
     mapping: {
       fields: {
         title: 'title',
