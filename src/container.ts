@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { API_VERSION } from './http/app.ts';
 import type { Store } from './db/database.ts';
-import { openMigratedStore } from './db/migrations.ts';
+import { openMigratedStore } from './db/migrations/index.ts';
 import type { Limits } from './http/auth.ts';
 import { smtpMailer } from './infra/mailer.ts';
 import { pgBossQueue } from './infra/queue/pgboss-queue.ts';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createContainer } from '../container.ts';
-import { openMigratedStore } from '../db/migrations.ts';
+import { openMigratedStore } from '../db/migrations/index.ts';
 import { AppError } from '../lib/errors.ts';
 import { createLogger, errorSummary } from '../lib/logger.ts';
 import { ROLES, type Role } from '../modules/users/users-schemas.ts';
