@@ -62,6 +62,12 @@ export interface DB {
     preset: string;
     enabled: number;
     token: string;
+    /** PagerDuty Events API v2 `routing_key` (migration 0019), and its SHA-256 digest, which lookups use. */
+    routing_key: string;
+    routing_key_digest: string;
+    /** Opsgenie Alert API key (`Authorization: GenieKey …`), and its digest. */
+    genie_key: string;
+    genie_key_digest: string;
     mapping: string | null;
     client_id: string | null;
     accepted_count: number;

@@ -16,6 +16,7 @@ import m0015 from './0015_contact_methods.ts';
 import m0016 from './0016_handoff_notices.ts';
 import m0017 from './0017_alert_fingerprint_indexes.ts';
 import m0018 from './0018_new_alert_writes.ts';
+import m0019 from './0019_integration_vendor_keys.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -37,6 +38,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0016_handoff_notices', m0016],
   ['0017_alert_fingerprint_indexes', m0017],
   ['0018_new_alert_writes', m0018],
+  ['0019_integration_vendor_keys', m0019],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -14,7 +14,7 @@ const One = Type.Object({ data: Integration }, { additionalProperties: false });
 
 /** Only a caller that could rotate the token anyway sees it in full. */
 const reveals = (req: FastifyRequest): boolean => principalOf(req).scopes.has('integrations:write');
-const MASKED = 'Callers without `integrations:write` get `token` and `ingestUrl` masked: only the last 4 characters of the token are shown (`…Ab3x`).';
+const MASKED = 'Callers without `integrations:write` get `token`, `ingestUrl`, `routingKey` and `genieKey` masked: only the last 4 characters of each are shown (`…Ab3x`).';
 
 export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsService; ingest: IngestService }): void {
   const { integrations, ingest } = deps;
@@ -68,7 +68,7 @@ export function integrationsRoutes(app: Api, deps: { integrations: IntegrationsS
 
   app.post('/integrations/:id/rotate-token', {
     config: { scope: write.scope },
-    schema: apiSchema({ ...write, summary: 'Rotate the ingest token', description: 'Issues a new token and ingest URL; the old token is refused from the next request on. The rate-limit budget stays with the integration.' },
+    schema: apiSchema({ ...write, summary: 'Rotate the ingest token and keys', description: 'Issues a new token and ingest URL, and a new `routingKey` and `genieKey`; the old ones are refused from the next request on. The rate-limit budget stays with the integration.' },
       { params: IdParams, response: { 200: One } }),
   }, async (req) => ({ data: await integrations.rotateToken(principalOf(req).orgId, actorOf(req), req.params.id) }));
 

@@ -6,6 +6,10 @@ import { AlertPreview } from '../ingest/ingest-schemas.ts';
 import { MAX_ITEMS } from '../ingest/mapping-fns.ts';
 import { PRESET_NAMES } from '../ingest/presets.ts';
 
+/** Where the vendor-compatible endpoints live (see docs/senders.md); also served at the vendors' own paths from the root. */
+export const PAGERDUTY_PATH = '/api/inbound/pagerduty/v2/enqueue';
+export const OPSGENIE_PREFIX = '/api/inbound/opsgenie';
+
 const Path = Type.String({ minLength: 1, maxLength: 512 });
 const Key = Type.String({ minLength: 1, maxLength: 200 });
 
@@ -39,6 +43,10 @@ export const Integration = Type.Object(
     enabled: Type.Boolean(),
     token: Type.String({ description: 'Ingest token: the only credential of the ingest URL. Treat it as a secret. Shown in full only to callers holding `integrations:write`; others see `…` and its last 4 characters.' }),
     ingestUrl: Type.String({ description: 'POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`. Masked like `token` for callers without `integrations:write`.' }),
+    routingKey: Type.String({ description: 'For senders that speak PagerDuty\'s Events API v2: the `routing_key` (32 lowercase hex characters, PagerDuty\'s "Integration Key"). A credential like `token`, masked the same way, rotated with it.' }),
+    pagerdutyUrl: Type.String({ description: `Where such a sender posts its events: \`{BASE_URL}${PAGERDUTY_PATH}\` (\`{BASE_URL}/v2/enqueue\` works too, for a sender that lets you change only the host).` }),
+    genieKey: Type.String({ description: 'For senders that speak Opsgenie\'s Alert API: the API key they send as `Authorization: GenieKey <key>` (UUID-shaped). A credential like `token`, masked the same way, rotated with it.' }),
+    opsgenieApiUrl: Type.String({ description: `Such a sender's API URL, to which it appends \`v2/alerts…\`: \`{BASE_URL}${OPSGENIE_PREFIX}/\` (\`{BASE_URL}/\` works too).` }),
     mapping: Nullable(Mapping),
     clientId: Nullable(Type.String({ description: 'Alerts from this integration belong to this client unless their `labels.client` names another.' })),
     lastAlertAt: Nullable({ ...Timestamp, description: 'When a payload was last accepted.' }),

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Store } from '../../db/database.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -15,15 +14,13 @@ import { isoOrNull } from '../../lib/clock.ts';
 import { checkMapping } from '../ingest/mapping-fns.ts';
 import type { ClientsRepo } from '../clients/clients-repo.ts';
 import type { DeliveryStats } from './delivery-stats.ts';
-import { maskToken } from './integrations-fns.ts';
+import { maskToken, newCredentials } from './integrations-fns.ts';
 import type { IntegrationRow, IntegrationsRepo, RejectionRow } from './integrations-repo.ts';
+import { OPSGENIE_PREFIX, PAGERDUTY_PATH } from './integrations-schemas.ts';
 import type { CreateIntegrationBody, Integration, Mapping, Rejection, UpdateIntegrationBody } from './integrations-schemas.ts';
 
 /** Bodies kept with a rejection: enough to see what the sender sent, bounded. */
 const PAYLOAD_KEPT = 16 * 1024;
-
-/** 192 random bits, URL-safe: the token travels in the ingest URL path. */
-const newToken = (): string => randomBytes(24).toString('base64url');
 
 export function integrationsService(deps: {
   store: Store;
@@ -38,12 +35,13 @@ export function integrationsService(deps: {
   const { store, repo, clients, audit, stats, clock, cursors, baseUrl } = deps;
 
   /**
-   * `reveal`: the caller holds `integrations:write`. The token is the ingest credential (it can resolve,
-   * acknowledge and suppress alerts), so readers get it masked.
+   * `reveal`: the caller holds `integrations:write`. The token and the vendor-style keys are ingest
+   * credentials (they can resolve, acknowledge and suppress alerts), so readers get them masked.
    */
   const toIntegration = (r: IntegrationRow, reveal: boolean): Integration => {
     const d = stats.unflushed(r.id);
-    const token = reveal ? r.token : maskToken(r.token);
+    const secret = (value: string) => (reveal ? value : maskToken(value));
+    const token = secret(r.token);
     const lastAlertAt = Math.max(r.last_alert_at ?? 0, d?.lastAlertAt ?? 0);
     const lastRejectedAt = Math.max(r.last_rejected_at ?? 0, d?.lastRejectedAt ?? 0);
     return {
@@ -53,6 +51,10 @@ export function integrationsService(deps: {
       enabled: r.enabled === 1,
       token,
       ingestUrl: `${baseUrl}/api/inbound/webhook/${token}`,
+      routingKey: secret(r.routing_key),
+      pagerdutyUrl: `${baseUrl}${PAGERDUTY_PATH}`,
+      genieKey: secret(r.genie_key),
+      opsgenieApiUrl: `${baseUrl}${OPSGENIE_PREFIX}/`,
       mapping: r.mapping === null ? null : store.readJson<Mapping>(r.mapping),
       clientId: r.client_id,
       lastAlertAt: lastAlertAt === 0 ? null : iso(lastAlertAt),
@@ -104,7 +106,7 @@ export function integrationsService(deps: {
         name: input.name,
         preset: input.preset ?? 'standard',
         enabled: input.enabled === false ? 0 : 1,
-        token: newToken(),
+        ...newCredentials(),
         mapping: input.mapping ? JSON.stringify(input.mapping) : null,
         client_id: input.clientId ?? null,
         accepted_count: 0,
@@ -157,10 +159,13 @@ export function integrationsService(deps: {
       });
     },
 
-    /** A new token; the old one is refused from the next request on, on every instance (the change bumps the config version ingest checks). */
+    /**
+     * A new token, routing key and GenieKey; the old ones are refused from the next request on, on every instance
+     * (the change bumps the config version ingest checks).
+     */
     async rotateToken(orgId: string, actor: Actor, id: string): Promise<Integration> {
       const row = await store.db.transaction().execute(async (trx) => {
-        const updated = await repo.update(trx, orgId, id, { token: newToken(), updated_at: clock.now() });
+        const updated = await repo.update(trx, orgId, id, { ...newCredentials(), updated_at: clock.now() });
         if (!updated) throw notFound('Integration');
         await audit.record(trx, { orgId, action: 'integration.token_rotated', actor, target: { type: 'integration', id } });
         return updated;

@@ -2272,7 +2272,7 @@ export interface paths {
         };
         /**
          * List integrations
-         * @description Callers without `integrations:write` get `token` and `ingestUrl` masked: only the last 4 characters of the token are shown (`…Ab3x`).
+         * @description Callers without `integrations:write` get `token`, `ingestUrl`, `routingKey` and `genieKey` masked: only the last 4 characters of each are shown (`…Ab3x`).
          *
          *     Requires scope `integrations:read`.
          */
@@ -2312,6 +2312,14 @@ export interface paths {
                                 token: string;
                                 /** @description POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`. Masked like `token` for callers without `integrations:write`. */
                                 ingestUrl: string;
+                                /** @description For senders that speak PagerDuty's Events API v2: the `routing_key` (32 lowercase hex characters, PagerDuty's "Integration Key"). A credential like `token`, masked the same way, rotated with it. */
+                                routingKey: string;
+                                /** @description Where such a sender posts its events: `{BASE_URL}/api/inbound/pagerduty/v2/enqueue` (`{BASE_URL}/v2/enqueue` works too, for a sender that lets you change only the host). */
+                                pagerdutyUrl: string;
+                                /** @description For senders that speak Opsgenie's Alert API: the API key they send as `Authorization: GenieKey <key>` (UUID-shaped). A credential like `token`, masked the same way, rotated with it. */
+                                genieKey: string;
+                                /** @description Such a sender's API URL, to which it appends `v2/alerts…`: `{BASE_URL}/api/inbound/opsgenie/` (`{BASE_URL}/` works too). */
+                                opsgenieApiUrl: string;
                                 /** @description Field mapping (contract §4); null means the preset's mapping, or the standard payload for `standard`. */
                                 mapping: {
                                     /** @description The payload holds an array of alerts at this path (at most 1000); each element is one alert. */
@@ -2569,6 +2577,14 @@ export interface paths {
                                 token: string;
                                 /** @description POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`. Masked like `token` for callers without `integrations:write`. */
                                 ingestUrl: string;
+                                /** @description For senders that speak PagerDuty's Events API v2: the `routing_key` (32 lowercase hex characters, PagerDuty's "Integration Key"). A credential like `token`, masked the same way, rotated with it. */
+                                routingKey: string;
+                                /** @description Where such a sender posts its events: `{BASE_URL}/api/inbound/pagerduty/v2/enqueue` (`{BASE_URL}/v2/enqueue` works too, for a sender that lets you change only the host). */
+                                pagerdutyUrl: string;
+                                /** @description For senders that speak Opsgenie's Alert API: the API key they send as `Authorization: GenieKey <key>` (UUID-shaped). A credential like `token`, masked the same way, rotated with it. */
+                                genieKey: string;
+                                /** @description Such a sender's API URL, to which it appends `v2/alerts…`: `{BASE_URL}/api/inbound/opsgenie/` (`{BASE_URL}/` works too). */
+                                opsgenieApiUrl: string;
                                 /** @description Field mapping (contract §4); null means the preset's mapping, or the standard payload for `standard`. */
                                 mapping: {
                                     /** @description The payload holds an array of alerts at this path (at most 1000); each element is one alert. */
@@ -2997,7 +3013,7 @@ export interface paths {
         };
         /**
          * Get an integration
-         * @description Callers without `integrations:write` get `token` and `ingestUrl` masked: only the last 4 characters of the token are shown (`…Ab3x`).
+         * @description Callers without `integrations:write` get `token`, `ingestUrl`, `routingKey` and `genieKey` masked: only the last 4 characters of each are shown (`…Ab3x`).
          *
          *     Requires scope `integrations:read`.
          */
@@ -3032,6 +3048,14 @@ export interface paths {
                                 token: string;
                                 /** @description POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`. Masked like `token` for callers without `integrations:write`. */
                                 ingestUrl: string;
+                                /** @description For senders that speak PagerDuty's Events API v2: the `routing_key` (32 lowercase hex characters, PagerDuty's "Integration Key"). A credential like `token`, masked the same way, rotated with it. */
+                                routingKey: string;
+                                /** @description Where such a sender posts its events: `{BASE_URL}/api/inbound/pagerduty/v2/enqueue` (`{BASE_URL}/v2/enqueue` works too, for a sender that lets you change only the host). */
+                                pagerdutyUrl: string;
+                                /** @description For senders that speak Opsgenie's Alert API: the API key they send as `Authorization: GenieKey <key>` (UUID-shaped). A credential like `token`, masked the same way, rotated with it. */
+                                genieKey: string;
+                                /** @description Such a sender's API URL, to which it appends `v2/alerts…`: `{BASE_URL}/api/inbound/opsgenie/` (`{BASE_URL}/` works too). */
+                                opsgenieApiUrl: string;
                                 /** @description Field mapping (contract §4); null means the preset's mapping, or the standard payload for `standard`. */
                                 mapping: {
                                     /** @description The payload holds an array of alerts at this path (at most 1000); each element is one alert. */
@@ -3279,6 +3303,14 @@ export interface paths {
                                 token: string;
                                 /** @description POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`. Masked like `token` for callers without `integrations:write`. */
                                 ingestUrl: string;
+                                /** @description For senders that speak PagerDuty's Events API v2: the `routing_key` (32 lowercase hex characters, PagerDuty's "Integration Key"). A credential like `token`, masked the same way, rotated with it. */
+                                routingKey: string;
+                                /** @description Where such a sender posts its events: `{BASE_URL}/api/inbound/pagerduty/v2/enqueue` (`{BASE_URL}/v2/enqueue` works too, for a sender that lets you change only the host). */
+                                pagerdutyUrl: string;
+                                /** @description For senders that speak Opsgenie's Alert API: the API key they send as `Authorization: GenieKey <key>` (UUID-shaped). A credential like `token`, masked the same way, rotated with it. */
+                                genieKey: string;
+                                /** @description Such a sender's API URL, to which it appends `v2/alerts…`: `{BASE_URL}/api/inbound/opsgenie/` (`{BASE_URL}/` works too). */
+                                opsgenieApiUrl: string;
                                 /** @description Field mapping (contract §4); null means the preset's mapping, or the standard payload for `standard`. */
                                 mapping: {
                                     /** @description The payload holds an array of alerts at this path (at most 1000); each element is one alert. */
@@ -3753,6 +3785,14 @@ export interface paths {
                                 token: string;
                                 /** @description POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`. Masked like `token` for callers without `integrations:write`. */
                                 ingestUrl: string;
+                                /** @description For senders that speak PagerDuty's Events API v2: the `routing_key` (32 lowercase hex characters, PagerDuty's "Integration Key"). A credential like `token`, masked the same way, rotated with it. */
+                                routingKey: string;
+                                /** @description Where such a sender posts its events: `{BASE_URL}/api/inbound/pagerduty/v2/enqueue` (`{BASE_URL}/v2/enqueue` works too, for a sender that lets you change only the host). */
+                                pagerdutyUrl: string;
+                                /** @description For senders that speak Opsgenie's Alert API: the API key they send as `Authorization: GenieKey <key>` (UUID-shaped). A credential like `token`, masked the same way, rotated with it. */
+                                genieKey: string;
+                                /** @description Such a sender's API URL, to which it appends `v2/alerts…`: `{BASE_URL}/api/inbound/opsgenie/` (`{BASE_URL}/` works too). */
+                                opsgenieApiUrl: string;
                                 /** @description Field mapping (contract §4); null means the preset's mapping, or the standard payload for `standard`. */
                                 mapping: {
                                     /** @description The payload holds an array of alerts at this path (at most 1000); each element is one alert. */
@@ -4242,8 +4282,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate the ingest token
-         * @description Issues a new token and ingest URL; the old token is refused from the next request on. The rate-limit budget stays with the integration.
+         * Rotate the ingest token and keys
+         * @description Issues a new token and ingest URL, and a new `routingKey` and `genieKey`; the old ones are refused from the next request on. The rate-limit budget stays with the integration.
          *
          *     Requires scope `integrations:write`.
          */
@@ -4278,6 +4318,14 @@ export interface paths {
                                 token: string;
                                 /** @description POST alerts here: `{BASE_URL}/api/inbound/webhook/{token}`. Masked like `token` for callers without `integrations:write`. */
                                 ingestUrl: string;
+                                /** @description For senders that speak PagerDuty's Events API v2: the `routing_key` (32 lowercase hex characters, PagerDuty's "Integration Key"). A credential like `token`, masked the same way, rotated with it. */
+                                routingKey: string;
+                                /** @description Where such a sender posts its events: `{BASE_URL}/api/inbound/pagerduty/v2/enqueue` (`{BASE_URL}/v2/enqueue` works too, for a sender that lets you change only the host). */
+                                pagerdutyUrl: string;
+                                /** @description For senders that speak Opsgenie's Alert API: the API key they send as `Authorization: GenieKey <key>` (UUID-shaped). A credential like `token`, masked the same way, rotated with it. */
+                                genieKey: string;
+                                /** @description Such a sender's API URL, to which it appends `v2/alerts…`: `{BASE_URL}/api/inbound/opsgenie/` (`{BASE_URL}/` works too). */
+                                opsgenieApiUrl: string;
                                 /** @description Field mapping (contract §4); null means the preset's mapping, or the standard payload for `standard`. */
                                 mapping: {
                                     /** @description The payload holds an array of alerts at this path (at most 1000); each element is one alert. */
