@@ -81,7 +81,8 @@ export function apiSchema<S extends RouteSchema>(
 /** The OpenAPI form of a REST route's schema: every error response it can give, added to its own. */
 export function documentErrors(schema: Record<string, unknown>): Record<string, unknown> {
   const scopes = schema['x-required-scopes'] as string[] | undefined;
-  if (!scopes) return schema;
+  // Public operations (an empty list) document their own few error responses.
+  if (!scopes?.length) return schema;
   // Write operations (POST, PUT, PATCH, DELETE) read any body sent, even those without a body schema, so they can meet 413/415.
   const bodyCodes = schema.body || scopes.some((s) => s.endsWith(':write')) ? bodyErrors : {};
   return { ...schema, response: { ...errorResponses, ...bodyCodes, ...(schema.response as object) } };

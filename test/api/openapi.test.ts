@@ -58,6 +58,8 @@ describe('served OpenAPI document', () => {
       for (const [m, op] of Object.entries(ops)) {
         if (AUTH_OPERATIONS.includes(`${m} ${p}`)) {
           assert.deepEqual(op.security, [], `${m} ${p} is public`);
+          assert.deepEqual(op['x-required-scopes'], [], `${m} ${p} names its scopes: none`);
+          assert.match(op.description ?? '', /needs no API key and no scope/);
           continue;
         }
         const scopes = op['x-required-scopes'];

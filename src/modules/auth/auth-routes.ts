@@ -9,8 +9,13 @@ import type { AuthService, SignedIn } from './auth-service.ts';
 
 const COOKIE_DOC = 'Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in.';
 
-/** Public operations: documented without a scope and without security; they never take an API key. */
-const doc = (summary: string, description: string) => ({ summary, description, tags: ['auth'], security: [] });
+/**
+ * Public operations: documented without security and with an empty `x-required-scopes` (every operation names
+ * its scopes, these none); they never take an API key.
+ */
+const doc = (summary: string, description: string) => ({
+  summary, description: `${description}\n\nPublic: needs no API key and no scope.`, tags: ['auth'], security: [], 'x-required-scopes': [] as string[],
+});
 
 export function authRoutes(app: Api, deps: { auth: AuthService; baseUrl: string; sessionHours: number }): void {
   const { auth, baseUrl, sessionHours } = deps;

@@ -14,6 +14,8 @@ export interface paths {
         /**
          * The signed-in session
          * @description The person, organization, scopes and CSRF token of the `af_session` cookie; 401 without a valid session (expired, signed out, user removed).
+         *
+         *     Public: needs no API key and no scope.
          */
         get: {
             parameters: {
@@ -114,6 +116,8 @@ export interface paths {
         /**
          * Sign in with email and password
          * @description Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. Wrong email or password is 401 either way. When the credentials match people in several organizations and no `organizationId` is sent: 409 listing them in `details`. Failed sign-ins are limited per address and per account (429 + Retry-After). A request whose `Origin` is not this server is 403.
+         *
+         *     Public: needs no API key and no scope.
          */
         post: {
             parameters: {
@@ -295,6 +299,8 @@ export interface paths {
         /**
          * Sign out
          * @description Deletes the session (every instance refuses it at once) and clears the cookie. Needs `X-CSRF-Token` while the session is valid; without a valid session it only clears the cookie.
+         *
+         *     Public: needs no API key and no scope.
          */
         post: {
             parameters: {
@@ -368,6 +374,8 @@ export interface paths {
         /**
          * Set a password with a one-time link
          * @description With the `token` of the link made when an admin added the member (or made a new link): sets their password, ends their other sessions and signs in. Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. A link works once and for 72 hours; a used, expired or wrong token is 404 and says which. Wrong tokens count as failed sign-ins of the address (429). A request whose `Origin` is not this server is 403.
+         *
+         *     Public: needs no API key and no scope.
          */
         post: {
             parameters: {
@@ -545,6 +553,8 @@ export interface paths {
         /**
          * Whether first-run setup is needed
          * @description True while the store has no organization: the server then logs a one-time setup link at start.
+         *
+         *     Public: needs no API key and no scope.
          */
         get: {
             parameters: {
@@ -593,6 +603,8 @@ export interface paths {
         /**
          * Create the first organization and its owner
          * @description With the token of the setup link logged at start, while no organization exists: creates the organization and its owner (role owner) and signs in. Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. The link works once; afterwards (or with a wrong token) 404.
+         *
+         *     Public: needs no API key and no scope.
          */
         post: {
             parameters: {
