@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { useActorText, useMembers } from '../../api/actors';
-import type { Incident, TimelineEntry } from '../../api/types';
+import type { Incident } from '../../api/types';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay, RecordError } from '../../components/error-display';
@@ -10,47 +10,7 @@ import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useIncident, useUpdateIncident } from './incidents-api';
-
-const text = (v: unknown): string => (v === undefined || v === null ? '' : String(v));
-
-/** One timeline entry in words; what a sender or target wrote stays text. */
-function What({ entry, incident, userName }: { entry: TimelineEntry; incident: Incident; userName: (id: string) => string }) {
-  const d = entry.data;
-  switch (entry.type) {
-    case 'opened':
-      return <>Opened by a workflow</>;
-    case 'alert_joined': {
-      const alert = incident.alerts.find((a) => a.id === d.alertId);
-      return <>Alert joined: <Link to={`/alerts/${text(d.alertId)}`}>{alert?.title ?? text(d.alertId)}</Link></>;
-    }
-    case 'status_changed':
-      return <>Status <StatusBadge value={text(d.from)} /> → <StatusBadge value={text(d.to)} /></>;
-    case 'assigned':
-      if (d.to === null) return <>Unassigned{d.reason === 'member_removed' ? ' (the member was removed)' : ''}</>;
-      return <>Assigned to {userName(text(d.to))}{d.scheduleId ? ' (on call)' : ''}</>;
-    case 'notification_sent':
-      return <>Notified by {text(d.channel)}: <span className="break">{text(d.target)}</span></>;
-    case 'notification_failed':
-      return <>Notification by {text(d.channel)} to <span className="break">{text(d.target)}</span> failed{d.error ? `: ${text(d.error)}` : ''}</>;
-  }
-}
-
-function Timeline({ incident }: { incident: Incident }) {
-  const actorText = useActorText();
-  const userName = (id: string) => actorText({ type: 'user', id });
-  if (incident.timeline.length === 0) return <p className="muted">Nothing has happened yet.</p>;
-  return (
-    <ol className="timeline">
-      {incident.timeline.map((e) => (
-        <li key={e.id}>
-          <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
-          <span><What entry={e} incident={incident} userName={userName} /></span>
-          <span className="muted">by {actorText(e.actor)}</span>
-        </li>
-      ))}
-    </ol>
-  );
-}
+import { Timeline } from './timeline';
 
 function AssignForm({ incident }: { incident: Incident }) {
   const members = useMembers().data?.data ?? [];
