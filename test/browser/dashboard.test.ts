@@ -82,6 +82,12 @@ eachStore('dashboard in a browser', { together: false }, (kind) => {
     ingestUrl = await app.page.evaluate('navigator.clipboard.readText()') as string;
     assert.equal(ingestUrl, await app.page.getByTestId('ingest-url').textContent());
     assert.match(ingestUrl, /\/api\/inbound\/webhook\//);
+    // "Try it" posts the preset's own payload: an Alertmanager integration accepts it.
+    const curl = (await app.page.getByLabel('curl example').textContent()) as string;
+    const body = /-d '(.*)' \\\n/s.exec(curl)?.[1]?.replace(/'\\''/g, "'");
+    assert.ok(body && curl.includes(ingestUrl), curl);
+    const tried = await fetch(ingestUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.equal(tried.status, 200, await tried.text());
     await assertAccessible(app.page, 'integration');
     await shot('integration');
 

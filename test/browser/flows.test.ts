@@ -153,18 +153,28 @@ eachStore('workflows and clients in a browser', { together: true }, (kind) => {
     await app.page.getByText('No integration is linked to this client.').waitFor();
     await everyView('client-empty');
 
-    assert.equal((await asBrowser('PATCH', `/integrations/${integrationId}`, { clientId })).status, 200);
+    // The integration page edits its name and client.
+    await app.page.goto(`${app.base}/integrations/${integrationId}`);
+    await app.page.getByRole('button', { name: 'Edit', exact: true }).click();
+    await app.page.getByLabel('Name', { exact: true }).fill('Prometheus EU');
+    await app.page.getByLabel('Client', { exact: true }).selectOption({ label: 'Globex Corp' });
+    await app.page.getByRole('button', { name: 'Save integration' }).click();
+    await app.page.getByRole('heading', { name: 'Prometheus EU', exact: true }).waitFor();
+    await app.page.getByRole('link', { name: 'Globex Corp' }).waitFor();
+    const saved = (await asBrowser('GET', `/integrations/${integrationId}`)).body.data;
+    assert.deepEqual([saved.name, saved.clientId], ['Prometheus EU', clientId]);
+    await app.page.goBack();
     await ingest({ title: 'Globex disk <b>full</b>', severity: 'high', labels: { client: 'globex-corp' } });
     await app.page.reload();
     await app.page.getByRole('link', { name: 'Globex disk <b>full</b>' }).waitFor();
-    await app.page.getByRole('region', { name: /Integrations/ }).getByRole('link', { name: 'Prometheus' }).waitFor();
+    await app.page.getByRole('region', { name: /Integrations/ }).getByRole('link', { name: 'Prometheus EU' }).waitFor();
     assert.equal(await app.page.getByRole('region', { name: /Open alerts/ }).getByRole('link', { name: 'See all' }).getAttribute('href'), `/alerts?clientId=${clientId}`);
     await app.page.getByText('No suppression window is scoped to this client.').waitFor();
     // "See all" opens the full list filtered to the client.
     assert.equal((await asBrowser('POST', '/integrations', { name: 'Unrelated' })).status, 201);
     await app.page.getByRole('region', { name: /Integrations/ }).getByRole('link', { name: 'See all' }).click();
     await app.page.getByText('Only the integrations of').waitFor();
-    await app.page.getByRole('cell').getByRole('link', { name: 'Prometheus' }).waitFor();
+    await app.page.getByRole('cell').getByRole('link', { name: 'Prometheus EU' }).waitFor();
     assert.equal(await app.page.getByRole('link', { name: 'Unrelated' }).count(), 0);
     await app.page.getByRole('link', { name: 'Show all' }).click();
     await app.page.getByRole('link', { name: 'Unrelated' }).waitFor();

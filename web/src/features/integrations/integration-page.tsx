@@ -1,18 +1,24 @@
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Integration } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { CopyButton } from '../../components/copy-button';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay, RecordError } from '../../components/error-display';
+import { fieldErrors, SelectField, TextField } from '../../components/form';
 import { formatTime } from '../../components/format';
+import { useClients } from '../../api/clients';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
-import { useDeleteIntegration, useIntegration, useRejections, useRotateToken, useUpdateIntegration } from './integrations-api';
+import { useDeleteIntegration, useIntegration, usePresets, useRejections, useRotateToken, useUpdateIntegration } from './integrations-api';
 import { CodeBlock } from '../../components/code-block';
 
-function curlExample(url: string): string {
-  return `curl -X POST -H 'Content-Type: application/json' \\\n  -d '{"title":"Disk almost full","severity":"high","source":"db1"}' \\\n  '${url}'`;
+const STANDARD_SAMPLE = { title: 'Disk almost full', severity: 'high', source: 'db1' };
+
+/** A command that posts `sample` (the preset's own payload, so it passes that preset's checks); single quotes escaped for the shell. */
+function curlExample(url: string, sample: unknown): string {
+  const body = JSON.stringify(sample).replace(/'/g, `'\\''`);
+  return `curl -X POST -H 'Content-Type: application/json' \\\n  -d '${body}' \\\n  '${url}'`;
 }
 
 function Rejections({ id }: { id: string }) {
@@ -37,6 +43,34 @@ function Rejections({ id }: { id: string }) {
 
 type Confirm = 'rotate' | 'delete' | null;
 
+/** The integration's name and client, edited in place. */
+function EditForm({ integration: i, onDone }: { integration: Integration; onDone: () => void }) {
+  const clients = useClients();
+  const update = useUpdateIntegration(i.id);
+  const [name, setName] = useState(i.name);
+  const [clientId, setClientId] = useState(i.clientId ?? '');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    update.mutate({ name, clientId: clientId || null }, { onSuccess: onDone });
+  };
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="edit-integration">
+      <h2 id="edit-integration">Edit integration</h2>
+      <TextField label="Name" required value={name} onChange={(e) => setName(e.target.value)} errors={fieldErrors(update.error, 'name')} />
+      <SelectField label="Client" value={clientId} onChange={(e) => setClientId(e.target.value)} errors={fieldErrors(update.error, 'clientId')}
+        hint="Its alerts belong to this client unless their labels.client names another.">
+        <option value="">No client</option>
+        {(clients.data?.data ?? []).map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+      </SelectField>
+      <ErrorDisplay error={update.error} fields={['name', 'clientId']} />
+      <div className="actions">
+        <button type="button" className="secondary" onClick={onDone}>Cancel</button>
+        <button type="submit" disabled={update.isPending}>Save integration</button>
+      </div>
+    </form>
+  );
+}
+
 function Detail({ integration: i }: { integration: Integration }) {
   const canWrite = useCan('integrations:write');
   const update = useUpdateIntegration(i.id);
@@ -44,11 +78,17 @@ function Detail({ integration: i }: { integration: Integration }) {
   const remove = useDeleteIntegration(i.id);
   const navigate = useNavigate();
   const [confirm, setConfirm] = useState<Confirm>(null);
+  const [editing, setEditing] = useState(false);
+  const client = useClients().data?.data.find((c) => c.id === i.clientId);
+  const presets = usePresets();
+  const sample = i.preset === 'standard' ? STANDARD_SAMPLE : (presets.data?.data.find((p) => p.name === i.preset)?.sample ?? STANDARD_SAMPLE);
+  const curl = curlExample(i.ingestUrl, sample);
   return (
     <Page
       title={i.name}
       actions={canWrite ? (
         <>
+          {!editing && <button type="button" className="secondary" onClick={() => setEditing(true)}>Edit</button>}
           <Link className="button secondary" to={`/integrations/${i.id}/mapping`}>Edit field mappings</Link>
           <button type="button" className="secondary" disabled={update.isPending} onClick={() => update.mutate({ enabled: !i.enabled })}>
             {i.enabled ? 'Disable' : 'Enable'}
@@ -59,11 +99,13 @@ function Detail({ integration: i }: { integration: Integration }) {
       ) : undefined}
     >
       <ErrorDisplay error={update.error ?? rotate.error ?? remove.error} />
+      {editing && <EditForm integration={i} onDone={() => setEditing(false)} />}
       <dl className="pairs panel">
+        <div><dt>Client</dt><dd>{i.clientId ? <Link to={`/clients/${i.clientId}`}>{client?.name ?? i.clientId}</Link> : 'No client'}</dd></div>
         <div><dt>Status</dt><dd>{i.enabled ? 'Enabled: alerts are accepted' : 'Disabled: posts are refused'}</dd></div>
         <div><dt>Preset</dt><dd>{i.preset}{i.mapping ? ' (with a custom mapping)' : ''}</dd></div>
         <div><dt>Last alert</dt><dd>{formatTime(i.lastAlertAt)}</dd></div>
-        <div><dt>Accepted / rejected</dt><dd>{i.acceptedCount} / {i.rejectedCount}</dd></div>
+        <div><dt>Payloads accepted / rejected</dt><dd>{i.acceptedCount} / {i.rejectedCount} (one payload may carry many alerts)</dd></div>
       </dl>
       <section className="panel">
         <h2>Ingest URL</h2>
@@ -73,8 +115,8 @@ function Detail({ integration: i }: { integration: Integration }) {
           <CopyButton text={i.ingestUrl} label="Copy URL" />
         </div>
         <h3>Try it</h3>
-        <CodeBlock label="curl example" text={curlExample(i.ingestUrl)} />
-        <CopyButton text={curlExample(i.ingestUrl)} label="Copy curl example" />
+        <CodeBlock label="curl example" text={curl} />
+        <CopyButton text={curl} label="Copy curl example" />
       </section>
       <section className="panel">
         <h2>Recent rejections</h2>

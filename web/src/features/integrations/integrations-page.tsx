@@ -75,7 +75,7 @@ export default function IntegrationsPage() {
             <thead>
               <tr>
                 <th scope="col">Name</th><th scope="col">Preset</th><th scope="col">Status</th>
-                <th scope="col">Last alert</th><th scope="col" className="num">Accepted</th><th scope="col" className="num">Rejected</th>
+                <th scope="col">Last alert</th><th scope="col" className="num">Payloads accepted</th><th scope="col" className="num">Payloads rejected</th>
               </tr>
             </thead>
             <tbody>
