@@ -130,6 +130,14 @@ eachStore('dashboard in a browser', { together: false }, (kind) => {
     await app.page.getByRole('heading', { name: 'Last raw payload', exact: true }).waitFor();
   });
 
+  it('has a favicon the browser can load', async () => {
+    const href = await app.page.locator('link[rel="icon"]').getAttribute('href');
+    assert.ok(href, 'no <link rel="icon">');
+    const r = await fetch(new URL(href, app.base));
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('content-type') ?? '', /^image\/svg\+xml/);
+  });
+
   it('an API key is shown once, works, and is refused once revoked', async () => {
     await app.page.goto(`${app.base}/settings/api-keys`);
     await app.page.getByText('No API keys').waitFor();
