@@ -130,7 +130,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   });
   const clientRows = clientsRepo();
   const clients = clientsService({ store, repo: clientRows, audit, clock, cursors });
-  const workflows = workflowsService({ store, repo: workflowsRepo(), audit, clock, cursors });
+  const workflows = workflowsService({ store, repo: workflowsRepo(), audit, clock, cursors, outboundAllow: config.outboundAllow });
   const integrationRows = integrationsRepo();
   const stats = deliveryStats({ store, repo: integrationRows, log });
   const integrations = integrationsService({ store, repo: integrationRows, clients: clientRows, audit, stats, clock, cursors, baseUrl: config.baseUrl });
@@ -184,7 +184,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const escalations = escalationsService({
     store, repo: escalationRows, incidents: incidentRows, audit, clock, cursors, queue, schedules, members: contacts, notifications,
     queueDelivery: (db, delivery) => runner.queueDelivery(db, delivery),
-    minuteMs: config.escalationMinuteMs, secret, baseUrl: config.baseUrl, log,
+    minuteMs: config.escalationMinuteMs, secret, baseUrl: config.baseUrl, outboundAllow: config.outboundAllow, log,
   });
   const pageLinks = pageLinksService({ store, repo: escalationRows, incidents, audit, clock, secret });
   const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, escalations, queue, clock, log });

@@ -4,11 +4,14 @@ import https from 'node:https';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Outbound HTTP to addresses that users choose (webhook actions), guarded against server-side request
- * forgery: only http/https, and never to loopback, private, link-local, CGNAT, unique-local, multicast,
- * broadcast, unspecified or reserved addresses (nor IPv4-mapped/NAT64/6to4 forms of them), unless the
- * operator's allow-list (`OUTBOUND_ALLOW`) permits them. The address check runs inside the connection's
- * own DNS lookup, so the address checked is the address connected to (no DNS rebinding in between).
+ * Outbound HTTP to addresses that users choose (webhook actions, contact methods, escalation channel
+ * targets), guarded against server-side request forgery by one policy: only http/https, no credentials in
+ * the URL, and never to loopback, private, link-local, CGNAT, unique-local, multicast, broadcast, unspecified
+ * or reserved addresses (nor IPv4-mapped/NAT64/6to4 forms of them, nor any IPv4-compatible `::a.b.c.d`), nor
+ * to `localhost` names, unless the operator's allow-list (`OUTBOUND_ALLOW`) permits them. `outboundUrlProblem`
+ * applies it when a target is saved; sending applies it again (`checkOutboundUrl`), and the address check runs
+ * inside the connection's own DNS lookup, so the address checked is the address connected to (no DNS
+ * rebinding in between).
  */
 
 type Addr = ipaddr.IPv4 | ipaddr.IPv6;
@@ -58,6 +61,31 @@ export function parseAllowList(raw: string | undefined): AllowList {
 /** Only the canonical forms count as addresses (`1.2.3` and `0x7f.1` are host names to us, as to node:net). */
 const isIpLiteral = (s: string): boolean => ipaddr.IPv4.isValidFourPartDecimal(s) || (s.includes(':') && ipaddr.IPv6.isValid(s));
 
+/**
+ * An address as the network reads it. ipaddr.js takes the IPv6 text `::a.b.c.d` for the IPv4-mapped
+ * `::ffff:a.b.c.d`, but it is the IPv4-compatible `::a.b.c.d` (what URLs and getaddrinfo mean by it), so IPv6
+ * text holding a dotted quad is read through the WHATWG parser first (`::127.0.0.1` → `::7f00:1`).
+ */
+function parseAddress(address: string): Addr {
+  if (address.includes(':') && address.includes('.')) {
+    try {
+      return ipaddr.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+    } catch {
+      // Not an address a URL can hold (a zone index): ipaddr.js reads it as it can.
+    }
+  }
+  return ipaddr.parse(address);
+}
+
+/**
+ * IPv4-compatible addresses (`::a.b.c.d`, ::/96 but `::` and `::1`): deprecated since RFC 4291 §2.5.5.1, and
+ * some stacks still route them to the IPv4 address. No sender needs one, so every one is refused.
+ */
+function isIPv4Compatible(addr: ipaddr.IPv6): boolean {
+  const b = addr.toByteArray();
+  return b.slice(0, 12).every((x) => x === 0) && !(b.slice(12, 15).every((x) => x === 0) && (b[15] as number) <= 1);
+}
+
 /** The IPv4 address an IPv6 address stands for, when it embeds one (mapped, NAT64, 6to4). */
 function embeddedIPv4(addr: ipaddr.IPv6): ipaddr.IPv4 | null {
   const range = addr.range();
@@ -75,11 +103,12 @@ function embeddedIPv4(addr: ipaddr.IPv6): ipaddr.IPv4 | null {
 export function blockedRange(address: string): string | null {
   let addr: Addr;
   try {
-    addr = ipaddr.parse(address);
+    addr = parseAddress(address);
   } catch {
     return 'invalid';
   }
   if (addr.kind() === 'ipv6') {
+    if (isIPv4Compatible(addr as ipaddr.IPv6)) return 'ipv4Compatible';
     const v4 = embeddedIPv4(addr as ipaddr.IPv6);
     if (v4) return blockedRange(v4.toString());
   }
@@ -88,7 +117,7 @@ export function blockedRange(address: string): string | null {
 }
 
 function inAllowedRange(address: string, allow: AllowList): boolean {
-  let addr: Addr = ipaddr.parse(address);
+  let addr: Addr = parseAddress(address);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
   return allow.cidrs.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits));
 }
@@ -110,9 +139,18 @@ export function refusalOf(address: string, allow: AllowList): string | null {
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 /**
- * What can be known about a URL without resolving it: http/https, a host, and, when the host is an
- * address literal, whether that address may be reached. For checks at save time; the connection checks
- * again, with the resolved addresses.
+ * Names that always mean this machine (RFC 6761 §6.3), whatever a resolver would answer: refused like the
+ * loopback addresses they stand for, so only an allow-list that permits loopback (or the name) lets them by.
+ */
+const isRefusedLocalhost = (host: string, allow: AllowList): boolean =>
+  (host === 'localhost' || host.endsWith('.localhost')) && refusalOf('127.0.0.1', allow) !== null && refusalOf('::1', allow) !== null;
+
+/**
+ * The outbound address policy, as far as it can be known without resolving the host: http/https, a host,
+ * no credentials (`http://127.0.0.1%2f@example.com/` is a user name in front of example.com, and a URL is
+ * shown in responses where a secret would leak), no `localhost` name, and, when the host is an address
+ * literal in any spelling, an address that may be reached. Applied when a target is saved and again
+ * before each send; the connection then checks every resolved address (`guardedLookup`).
  */
 export function checkOutboundUrl(raw: string, allow: AllowList): UrlCheck {
   let url: URL;
@@ -124,13 +162,25 @@ export function checkOutboundUrl(raw: string, allow: AllowList): UrlCheck {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, reason: 'must use http or https' };
   const host = bare(url.hostname);
   if (host === '') return { ok: false, reason: 'has no host' };
+  if (url.username !== '' || url.password !== '') return { ok: false, reason: 'must not carry credentials' };
   if (allow.hosts.has(host)) return { ok: true, url };
+  if (isRefusedLocalhost(host, allow)) return { ok: false, reason: `is refused: ${host} is this machine` };
   // The WHATWG parser already turned `0x7f.1` or `2130706433` into dotted form.
   if (isIpLiteral(host)) {
     const refused = refusalOf(host, allow);
     if (refused) return { ok: false, reason: `is refused: ${refused}` };
   }
   return { ok: true, url };
+}
+
+/**
+ * Why a URL a user gives as an outbound target must be refused when it is saved, or null: the message of a
+ * 400 detail at the field's path (`is refused: 127.0.0.1 is a loopback address`). The one save-time check
+ * for every target that holds a URL.
+ */
+export function outboundUrlProblem(raw: string, allow: AllowList): string | null {
+  const checked = checkOutboundUrl(raw, allow);
+  return checked.ok ? null : checked.reason;
 }
 
 /** A destination refused by the guard: permanent, never retried. */

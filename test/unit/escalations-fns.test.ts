@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { EMPTY_ALLOW_LIST } from '../../src/infra/outbound.ts';
 import { checkSteps, linkHash, namesPolicy, nextStep, pageKey, signLink, stepTargets, verifyLink, type LinkClaims } from '../../src/modules/escalations/escalations-fns.ts';
 import type { Step } from '../../src/modules/escalations/escalations-schemas.ts';
 
@@ -52,10 +53,10 @@ describe('checkSteps', () => {
     const r = checkSteps([
       { delayMinutes: 0, targets: [{ type: 'user', id: 'u1' }, { type: 'schedule', id: 's1' }] },
       { delayMinutes: 0, targets: [{ type: 'channel', channel: 'teams', target: { webhookUrl: 'javascript:alert(1)' } }, { type: 'channel', channel: 'email', target: { to: 'x@y.test', cc: 'z' } }] },
-    ]);
+    ], EMPTY_ALLOW_LIST);
     assert.deepEqual([...r.users], [['u1', '/steps/0/targets/0/id']]);
     assert.deepEqual([...r.schedules], [['s1', '/steps/0/targets/1/id']]);
-    assert.deepEqual(r.errors.map((e) => e.path), ['/steps/1/targets/0/target', '/steps/1/targets/1/target/cc']);
+    assert.deepEqual(r.errors.map((e) => e.path), ['/steps/1/targets/0/target/webhookUrl', '/steps/1/targets/1/target/cc']);
   });
 
   it('namesPolicy finds escalate actions and create_incident policies', () => {

@@ -3,7 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
-import { blockedRange, checkOutboundUrl, EMPTY_ALLOW_LIST, guardedLookup, guardedPost, OutboundRefusedError, parseAllowList, refusalOf } from '../../src/infra/outbound.ts';
+import { blockedRange, checkOutboundUrl, EMPTY_ALLOW_LIST, guardedLookup, guardedPost, outboundUrlProblem, OutboundRefusedError, parseAllowList, refusalOf } from '../../src/infra/outbound.ts';
 import { loadConfig } from '../../src/config.ts';
 
 describe('outbound address classification', () => {
@@ -44,6 +44,12 @@ describe('outbound address classification', () => {
     ['64:ff9b::a9fe:a9fe', 'linkLocal'],
     ['64:ff9b::808:808', null],
     ['2002:7f00:1::1', 'loopback'],
+    // IPv4-compatible (`::a.b.c.d`, deprecated): some stacks route them to the IPv4 address; all refused
+    ['::127.0.0.1', 'ipv4Compatible'],
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::a9fe:a9fe', 'ipv4Compatible'],
+    ['::8.8.8.8', 'ipv4Compatible'],
+    ['::2', 'ipv4Compatible'],
     ['not-an-address', 'invalid'],
   ];
   for (const [address, expected] of table) {
@@ -97,6 +103,14 @@ describe('checkOutboundUrl (syntax and address literals, no DNS)', () => {
     ['http://10.0.0.8/', false, /private/],
     ['http://0.0.0.0/', false, /unspecified/],
     ['http://[fd00::1]/', false, /uniqueLocal/],
+    ['http://[::127.0.0.1]/', false, /ipv4Compatible/],
+    ['http://[::ffff:7f00:1]/', false, /loopback/],
+    ['http://127.0.0.1%2f@example.com/', false, /credentials/],
+    ['http://example.com@127.0.0.1/', false, /credentials/],
+    ['http://127.0.0.1\\@example.com/', false, /loopback/],
+    ['http://localhost:8080/', false, /localhost is this machine/],
+    ['http://LOCALHOST./', false, /localhost is this machine/],
+    ['http://api.localhost/', false, /api.localhost is this machine/],
   ];
   for (const [url, ok, reason] of table) {
     it(`${url} → ${ok ? 'ok' : 'refused'}`, () => {
@@ -110,6 +124,15 @@ describe('checkOutboundUrl (syntax and address literals, no DNS)', () => {
     assert.equal(checkOutboundUrl('http://127.0.0.1:9000/', parseAllowList('127.0.0.1/32')).ok, true);
     assert.equal(checkOutboundUrl('http://[::ffff:127.0.0.1]:9000/', parseAllowList('127.0.0.1/32')).ok, true);
     assert.equal(checkOutboundUrl('http://10.0.0.8/', parseAllowList('hooks.internal')).ok, false);
+    assert.equal(checkOutboundUrl('http://localhost:9000/', parseAllowList('localhost')).ok, true);
+    assert.equal(checkOutboundUrl('http://localhost:9000/', parseAllowList('127.0.0.1/32')).ok, true, 'the name stands for the loopback addresses');
+    assert.equal(checkOutboundUrl('http://[::127.0.0.1]/', parseAllowList('127.0.0.1/32')).ok, false, 'the compatible form is not the allowed address');
+  });
+
+  it('outboundUrlProblem is the same policy as a 400 detail message, null when the URL may be saved', () => {
+    assert.equal(outboundUrlProblem('https://hooks.example.com/x', EMPTY_ALLOW_LIST), null);
+    assert.equal(outboundUrlProblem('http://[::127.0.0.1]/', EMPTY_ALLOW_LIST), 'is refused: ::7f00:1 is a ipv4Compatible address');
+    assert.equal(outboundUrlProblem('http://127.0.0.1%2f@example.com/', EMPTY_ALLOW_LIST), 'must not carry credentials');
   });
 });
 
@@ -145,7 +168,7 @@ describe('guardedLookup (the check the connection itself makes)', () => {
 });
 
 describe('guardedPost (a real connection)', () => {
-  it('a host name resolving to loopback is refused by the connection\'s lookup, and no request is made; the allow-list lets it through', async () => {
+  it('localhost is refused before any connection is made; an allow-list permitting loopback lets it through', async () => {
     let hits = 0;
     const server = http.createServer((req, res) => {
       hits += 1;
@@ -157,7 +180,7 @@ describe('guardedPost (a real connection)', () => {
       const url = new URL(`http://localhost:${(server.address() as AddressInfo).port}/x`);
       const body = Buffer.from('{}');
       await assert.rejects(guardedPost(url, body, {}, { allow: EMPTY_ALLOW_LIST, timeoutMs: 2000 }), (err: unknown) =>
-        err instanceof OutboundRefusedError && /^localhost resolves to (127\.0\.0\.1|::1), a loopback address$/.test(err.message));
+        err instanceof OutboundRefusedError && err.message === 'the URL is refused: localhost is this machine');
       assert.equal(hits, 0);
       const r = await guardedPost(url, body, { 'Content-Type': 'application/json' }, { allow: parseAllowList('127.0.0.1/32, ::1/128'), timeoutMs: 2000 });
       assert.equal(r.status, 201);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { EMPTY_ALLOW_LIST } from '../../src/infra/outbound.ts';
 import { checkActions, keepSecrets, publicAction } from '../../src/modules/workflows/actions-fns.ts';
 import { dryRun, sampleSubject } from '../../src/modules/workflows/dry-run-fns.ts';
 import { renderTemplate, templateErrors, type TemplateAlert } from '../../src/modules/workflows/workflows-fns.ts';
@@ -111,7 +112,7 @@ describe('actions: checked and stored with defaults', () => {
       { type: 'email', to: ['ops@example.com'], toOnCall: 'sch_2' },
       { type: 'assign', userId: 'usr_1', scheduleId: null },
       { type: 'suppress' },
-    ]);
+    ], EMPTY_ALLOW_LIST);
     assert.ok(r.ok);
     assert.deepEqual(r.actions, [
       { type: 'create_incident', groupBy: [], title: '{{alert.title}}' },
@@ -138,7 +139,7 @@ describe('actions: checked and stored with defaults', () => {
     [[{ type: 'create_incident', groupBy: ['labels.service', 'hostname'] }], '/actions/0/groupBy/1', /alert field/],
     [[{ type: 'create_incident', groupBy: ['labels.a', 'labels.a'] }], '/actions/0/groupBy/1', /twice/],
     [[{ type: 'suppress' }, { type: 'webhook', url: 'ftp://x.example', secret: 's'.repeat(16) }], '/actions/1/url', /http or https/],
-    [[{ type: 'webhook', url: 'not a url', secret: 's'.repeat(16) }], '/actions/0/url', /absolute/],
+    [[{ type: 'webhook', url: 'not a url', secret: 's'.repeat(16) }], '/actions/0/url', /is not valid/],
     [[{ type: 'webhook', url: 'https://user:pw@x.example/', secret: 's'.repeat(16) }], '/actions/0/url', /credentials/],
     [[{ type: 'webhook', url: 'https://x.example/', secret: 'short' }], '/actions/0/secret', /16–256/],
     [[{ type: 'add_labels', labels: { team: '{{alert.nope}}' } }], '/actions/0/labels/team', /unknown placeholder/],
@@ -147,7 +148,7 @@ describe('actions: checked and stored with defaults', () => {
   ];
   for (const [actions, path, message] of bad) {
     it(`${JSON.stringify(actions).slice(0, 100)} → ${path}`, () => {
-      const r = checkActions(actions);
+      const r = checkActions(actions, EMPTY_ALLOW_LIST);
       assert.ok(!r.ok);
       assert.ok(r.errors.some((e) => e.path === path && message.test(e.message)), JSON.stringify(r.errors));
     });

@@ -1,4 +1,4 @@
-import { checkOutboundUrl, type AllowList } from '../../infra/outbound.ts';
+import { outboundUrlProblem, type AllowList } from '../../infra/outbound.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
 import type { ContactStep } from '../notifications/channels/channel.ts';
 import { MASKED_SECRET, type ContactType, type NotificationRule, type Target } from './contacts-schemas.ts';
@@ -35,12 +35,8 @@ export function targetProblems(type: ContactType, target: Target, allow: AllowLi
   const errors: ErrorDetail[] = [];
   const urlField = URL_FIELD[type];
   const url = field(target, urlField);
-  if (url !== undefined) {
-    const checked = checkOutboundUrl(url, allow);
-    if (!checked.ok) errors.push({ path: `${base}/${urlField}`, message: `${checked.reason}` });
-    // URLs are shown in every response, unlike secrets: credentials do not belong in them.
-    else if (checked.url.username !== '' || checked.url.password !== '') errors.push({ path: `${base}/${urlField}`, message: 'must not carry credentials' });
-  }
+  const problem = url === undefined ? null : outboundUrlProblem(url, allow);
+  if (problem) errors.push({ path: `${base}/${urlField}`, message: problem });
   const secretField = SECRET_FIELD[type];
   const secret = field(target, secretField);
   if (type === 'webhook' && secret !== undefined && secret !== MASKED_SECRET && secret.length < SECRET_MIN) {

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { Value } from 'typebox/value';
+import { outboundUrlProblem, type AllowList } from '../../infra/outbound.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
 import type { ChannelType } from '../notifications/channels/channel.ts';
 import { channelOf } from '../notifications/channels/registry.ts';
@@ -37,8 +38,14 @@ export function pageKey(escalationId: string, repeat: number, step: number, who:
   return `esc:${escalationId}:${repeat}:${step}:${recipient}`;
 }
 
-/** Problems of a policy's steps beyond their schema: channel targets against their channel's schema, and the ids it names. */
-export function checkSteps(steps: readonly Step[]): { errors: ErrorDetail[]; users: Map<string, string>; schedules: Map<string, string> } {
+/** The fields of the channels' targets that hold the address a page is sent to. */
+const URL_FIELDS = ['url', 'webhookUrl', 'serverUrl'] as const;
+
+/**
+ * Problems of a policy's steps beyond their schema: channel targets against their channel's schema and their
+ * URL against the outbound address policy (as sending will check it), and the ids it names.
+ */
+export function checkSteps(steps: readonly Step[], allow: AllowList): { errors: ErrorDetail[]; users: Map<string, string>; schedules: Map<string, string> } {
   const errors: ErrorDetail[] = [];
   const users = new Map<string, string>();
   const schedules = new Map<string, string>();
@@ -50,9 +57,10 @@ export function checkSteps(steps: readonly Step[]): { errors: ErrorDetail[]; use
       const channel = channelOf(t.channel);
       const first = Value.Errors(channel.target, t.target)[0];
       if (first) errors.push({ path: `${path}/target${first.instancePath}`, message: `${first.message} (a ${t.channel} target)` });
-      else if ('url' in t.target || 'webhookUrl' in t.target || 'serverUrl' in t.target) {
-        const raw = String(t.target.url ?? t.target.webhookUrl ?? t.target.serverUrl);
-        if (!/^https?:\/\/[^\s]+$/i.test(raw)) errors.push({ path: `${path}/target`, message: 'the URL must be http or https' });
+      else {
+        const field = URL_FIELDS.find((f) => f in t.target);
+        const problem = field === undefined ? null : outboundUrlProblem(String(t.target[field]), allow);
+        if (problem) errors.push({ path: `${path}/target/${field}`, message: problem });
       }
     }
   }));

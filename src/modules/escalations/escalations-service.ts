@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { Value } from 'typebox/value';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
+import type { AllowList } from '../../infra/outbound.ts';
 import type { JobQueue, RetryPolicy } from '../../infra/queue/queue.ts';
 import type { Actor } from '../../lib/actor.ts';
 import { iso, type Clock } from '../../lib/clock.ts';
@@ -56,6 +57,8 @@ export function escalationsService(deps: {
   minuteMs: number;
   secret: string;
   baseUrl: string;
+  /** OUTBOUND_ALLOW: channel targets' URLs are checked against it when a policy is saved. */
+  outboundAllow: AllowList;
   log: Logger;
 }) {
   const { store, repo, incidents, audit, clock, cursors, queue, log } = deps;
@@ -67,7 +70,7 @@ export function escalationsService(deps: {
   const refused = (details: Array<{ path: string; message: string }>) => new AppError('VALIDATION_ERROR', 'Escalation policy is invalid', details);
 
   async function checkPolicy(db: Kysely<DB>, orgId: string, steps: Step[]): Promise<void> {
-    const { errors, users, schedules } = checkSteps(steps);
+    const { errors, users, schedules } = checkSteps(steps, deps.outboundAllow);
     const knownUsers = await repo.userIds(db, orgId, [...users.keys()]);
     const knownSchedules = await repo.scheduleIds(db, orgId, [...schedules.keys()]);
     for (const [id, path] of users) if (!knownUsers.has(id)) errors.push({ path, message: 'is not a user of this organization' });

@@ -1,3 +1,4 @@
+import { outboundUrlProblem, type AllowList } from '../../infra/outbound.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
 import { DEFAULT_EMAIL_SUBJECT, DEFAULT_INCIDENT_TITLE, parseFieldPath, templateErrors } from './workflows-fns.ts';
 import { MASKED_SECRET, type WorkflowAction, type WorkflowActionInput } from './workflows-schemas.ts';
@@ -21,25 +22,12 @@ const LABEL_KEY_MAX = 512;
 /** Label keys that would name a prototype if the runner ever merged labels into a plain object. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-function webhookUrlProblem(url: string): string | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'must be an absolute http or https URL';
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'must be an http or https URL';
-  // The url is shown in every response, unlike the secret: credentials do not belong in it.
-  if (u.username !== '' || u.password !== '') return 'must not carry credentials; the secret signs each request';
-  return null;
-}
-
 /**
  * Checks actions as validated by their schema and returns their stored form and the users and schedules
  * they name (whose existence the caller checks). A webhook secret sent as the mask stays the mask here;
  * `keepSecrets` replaces it with the stored one.
  */
-export function checkActions(input: readonly WorkflowActionInput[], base = '/actions'): CheckedActions {
+export function checkActions(input: readonly WorkflowActionInput[], allow: AllowList, base = '/actions'): CheckedActions {
   const errors: ErrorDetail[] = [];
   const references: Reference[] = [];
   const actions: WorkflowAction[] = [];
@@ -82,7 +70,7 @@ export function checkActions(input: readonly WorkflowActionInput[], base = '/act
         break;
       }
       case 'webhook': {
-        const problem = webhookUrlProblem(a.url);
+        const problem = outboundUrlProblem(a.url, allow);
         if (problem) errors.push({ path: `${at}/url`, message: problem });
         if (a.secret !== MASKED_SECRET && a.secret.length < SECRET_MIN) {
           errors.push({ path: `${at}/secret`, message: `must be ${SECRET_MIN}–256 characters (or ${MASKED_SECRET} to keep the stored secret)` });

@@ -1,6 +1,7 @@
 import type { Kysely, Updateable } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
+import type { AllowList } from '../../infra/outbound.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
@@ -26,8 +27,9 @@ type Query = { limit: number; cursor?: string | undefined };
  * against a sample alert, and the log of runs the workflow runner records. Webhook secrets are stored for
  * the runner and never returned (`********`).
  */
-export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audit: AuditService; clock: Clock; cursors: CursorCodec }) {
-  const { store, repo, audit, clock, cursors } = deps;
+/** `outboundAllow`: OUTBOUND_ALLOW, against which webhook actions' URLs are checked when saved or tested. */
+export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audit: AuditService; clock: Clock; cursors: CursorCodec; outboundAllow: AllowList }) {
+  const { store, repo, audit, clock, cursors, outboundAllow } = deps;
 
   const toWorkflow = (r: WorkflowRow): Workflow => {
     const d = readDefinition(store, r);
@@ -61,7 +63,7 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
     const errors: ErrorDetail[] = [];
     const c = conditions === undefined ? undefined : checkConditions(conditions);
     if (c && !c.ok) errors.push(...c.errors);
-    const a = actions === undefined ? undefined : checkActions(actions);
+    const a = actions === undefined ? undefined : checkActions(actions, outboundAllow);
     if (a && !a.ok) errors.push(...a.errors);
     if (errors.length > 0) throw refused(errors);
     return { conditions: c?.ok ? c.conditions : undefined, actions: a?.ok ? a : undefined };
