@@ -109,9 +109,10 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors, mail: { mailer, from: config.smtpFrom, baseUrl: config.baseUrl, log } });
   const incidentRows = incidentsRepo();
+  const alertRows = alertsRepo(store);
   // Acknowledging, resolving or reassigning an incident stops or restarts its escalation (made further down).
   const incidents = incidentsService({
-    store, repo: incidentRows, clock, cursors,
+    store, repo: incidentRows, alerts: alertRows, clock, cursors,
     escalation: {
       incidentAnswered: (...args) => escalations.incidentAnswered(...args),
       incidentReassigned: (...args) => escalations.incidentReassigned(...args),
@@ -134,8 +135,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const integrationRows = integrationsRepo();
   const stats = deliveryStats({ store, repo: integrationRows, log });
   const integrations = integrationsService({ store, repo: integrationRows, clients: clientRows, audit, stats, clock, cursors, baseUrl: config.baseUrl });
-  const alertRows = alertsRepo(store);
-  const alerts = alertsService({ store, repo: alertRows, clock, cursors });
+  const alerts = alertsService({ store, repo: alertRows, incidents, clock, cursors });
   const suppressionRows = suppressionRepo(store);
   const ingestRows = ingestRepo(store);
   const ingestConfig = ingestCache({

@@ -151,5 +151,54 @@ for (const kind of STORE_KINDS) {
         .filter((t: Record<string, any>) => t.type === 'escalation_step').map((t: Record<string, any>) => t.data.step);
       assert.deepEqual(steps, [1, 2, 3]);
     });
+
+    // The rule of docs/paging.md ("Acknowledge and resolve"), on the running server; independent incidents, so
+    // their waits overlap.
+    describe('one rule for acknowledge and resolve', { concurrency: true }, () => {
+      const alertStatus = async (id: string) => (await api('GET', `/alerts/${id}`)).data.status as string;
+      /** Waits past the next step's delay: the step job runs, finds the escalation stopped, and pages nobody. */
+      const pastNextStep = () => sleep(STEP_DELAY * MINUTE_MS + 1500);
+
+      it('acknowledging the only alert of an incident acknowledges the incident: step 2 never pages', async () => {
+        const title = 'Checkpoint stalled on db-4';
+        const alertId = await ingest(title, 'db-checkpoint');
+        const incidentId = await incidentOf(alertId);
+        await eventually('the step 1 email', () => mailsFor(title)[0], 60_000);
+        await api('POST', `/alerts/${alertId}/acknowledge`);
+        const incident = (await api('GET', `/incidents/${incidentId}`)).data;
+        assert.equal(incident.status, 'acknowledged');
+        assert.ok(incident.timeline.some((t: Record<string, any>) => t.type === 'escalation_stopped' && t.data.reason === 'acknowledged'));
+        await pastNextStep();
+        assert.equal(hitsFor('/slack', title).length, 0, 'step 2 never pages');
+        assert.equal(hitsFor('/ntfy', title).length, 0, 'step 2 never pages');
+        assert.equal(mailsFor(title).length, 1);
+      });
+
+      it('resolving the incident resolves its alerts', async () => {
+        const first = await ingest('Vacuum behind on db-5', 'db-vacuum');
+        const second = await ingest('Bloat growing on db-5', 'db-vacuum');
+        const incidentId = await incidentOf(first);
+        assert.equal(await incidentOf(second), incidentId);
+        await api('PATCH', `/incidents/${incidentId}`, { status: 'resolved' });
+        assert.deepEqual([await alertStatus(first), await alertStatus(second)], ['resolved', 'resolved']);
+        assert.equal((await api('GET', `/alerts?status=firing,acknowledged,suppressed&label=service=db-vacuum`)).meta.total, 0, 'nothing of it is left open');
+      });
+
+      it('a three-alert incident with one alert acknowledged stays triggered and pages step 2; the last acknowledged stops it', async () => {
+        const title = 'Pool saturated on db-6';
+        const ids = [await ingest(`${title} (a)`, 'db-pool-6'), await ingest(`${title} (b)`, 'db-pool-6'), await ingest(`${title} (c)`, 'db-pool-6')];
+        const incidentId = await incidentOf(ids[0] as string);
+        for (const id of ids.slice(1)) assert.equal(await incidentOf(id), incidentId);
+        await eventually('the step 1 email', () => mailsFor(title)[0], 60_000);
+        await api('POST', `/alerts/${ids[0]}/acknowledge`);
+        assert.equal((await api('GET', `/incidents/${incidentId}`)).data.status, 'triggered', 'two alerts still fire');
+        await eventually('the step 2 Slack post', () => hitsFor('/slack', title)[0], 60_000);
+        await api('POST', '/alerts/bulk', { action: 'acknowledge', ids: ids.slice(1) });
+        assert.equal((await api('GET', `/incidents/${incidentId}`)).data.status, 'acknowledged');
+        await pastNextStep();
+        assert.equal(hitsFor('/step3', title).length, 0, 'step 3 never pages');
+        assert.equal(hitsFor('/slack', title).length, 1);
+      });
+    });
   });
 }

@@ -39,6 +39,11 @@ const CLOSED_FINGERPRINT = `status not in ('firing', 'acknowledged', 'suppressed
 const byStatusOnly = (f: AlertFilter): boolean =>
   Object.entries(f).every(([k, v]) => v === undefined || k === 'status' || (k === 'labels' && (v as unknown[]).length === 0));
 
+/** The columns an acknowledge or resolve sets. */
+const answered = (to: 'acknowledged' | 'resolved', by: Actor, at: number) => (to === 'acknowledged'
+  ? { status: to, acknowledged_at: at, acknowledged_by_type: by.type, acknowledged_by_id: by.id, updated_at: at }
+  : { status: to, resolved_at: at, resolved_by_type: by.type, resolved_by_id: by.id, updated_at: at });
+
 const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export function alertsRepo(store: Store) {
@@ -88,12 +93,15 @@ export function alertsRepo(store: Store) {
 
     /** Moves one alert from one of `from` to `to`, atomically; undefined when it was not in `from`. */
     transition: (db: Kysely<DB>, orgId: string, id: string, from: readonly AlertStatus[], to: 'acknowledged' | 'resolved', by: Actor, at: number) =>
-      db.updateTable('alerts')
-        .set(to === 'acknowledged'
-          ? { status: to, acknowledged_at: at, acknowledged_by_type: by.type, acknowledged_by_id: by.id, updated_at: at }
-          : { status: to, resolved_at: at, resolved_by_type: by.type, resolved_by_id: by.id, updated_at: at })
+      db.updateTable('alerts').set(answered(to, by, at))
         .where('org_id', '=', orgId).where('id', '=', id).where('status', 'in', [...from])
         .returningAll().executeTakeFirst(),
+
+    /** Moves every alert of an incident that is in one of `from` to `to` (the incident was answered). */
+    transitionOfIncident: async (db: Kysely<DB>, orgId: string, incidentId: string, from: readonly AlertStatus[], to: 'acknowledged' | 'resolved', by: Actor, at: number): Promise<number> =>
+      Number((await db.updateTable('alerts').set(answered(to, by, at))
+        .where('org_id', '=', orgId).where('incident_id', '=', incidentId).where('status', 'in', [...from])
+        .executeTakeFirst()).numUpdatedRows),
   };
 }
 export type AlertsRepo = ReturnType<typeof alertsRepo>;

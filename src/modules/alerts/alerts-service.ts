@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
+import type { DB } from '../../db/schema.ts';
 import { actorFrom, type Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso, isoOrNull } from '../../lib/clock.ts';
@@ -29,7 +31,12 @@ function csv<T extends string>(field: string, v: string | undefined, allowed: re
   return values as T[];
 }
 
-export function alertsService(deps: { store: Store; repo: AlertsRepo; clock: Clock; cursors: CursorCodec }) {
+/** What an answered alert's incident does (the incidents module): see docs/paging.md, "Acknowledge and resolve". */
+export interface AlertIncidents {
+  alertAnswered(db: Kysely<DB>, orgId: string, incidentId: string, actor: Actor, at: number): Promise<void>;
+}
+
+export function alertsService(deps: { store: Store; repo: AlertsRepo; incidents: AlertIncidents; clock: Clock; cursors: CursorCodec }) {
   const { store, repo, clock, cursors } = deps;
 
   const toAlert = (r: AlertListRow): Alert => ({
@@ -81,15 +88,24 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; clock: Clo
     return f;
   }
 
-  /** Applies an action to one alert: the move itself is one conditional UPDATE, so racing callers agree. */
-  async function act(orgId: string, actor: Actor, id: string, action: Action): Promise<AlertRow> {
+  /**
+   * Applies an action to one alert: the move itself is one conditional UPDATE, so racing callers agree; its
+   * incident follows in the same transaction (answered once none of its alerts is left firing or open).
+   */
+  function act(orgId: string, actor: Actor, id: string, action: Action): Promise<AlertRow> {
     const rule = RULES[action];
-    const moved = await repo.transition(store.db, orgId, id, rule.from, rule.to, actor, clock.now());
-    if (moved) return moved;
-    const current = await repo.get(store.db, orgId, id);
-    if (!current) throw notFound('Alert');
-    if (rule.noop.includes(current.status as AlertStatus)) return current;
-    throw new AppError('CONFLICT', `Cannot ${action} an alert that is ${current.status}`);
+    return store.db.transaction().execute(async (trx) => {
+      const at = clock.now();
+      const moved = await repo.transition(trx, orgId, id, rule.from, rule.to, actor, at);
+      if (moved) {
+        if (moved.incident_id !== null) await deps.incidents.alertAnswered(trx, orgId, moved.incident_id, actor, at);
+        return moved;
+      }
+      const current = await repo.get(trx, orgId, id);
+      if (!current) throw notFound('Alert');
+      if (rule.noop.includes(current.status as AlertStatus)) return current;
+      throw new AppError('CONFLICT', `Cannot ${action} an alert that is ${current.status}`);
+    });
   }
 
   return {

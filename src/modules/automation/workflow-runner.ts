@@ -4,6 +4,7 @@ import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { fairShare, nextPriority } from '../../infra/queue/fairness-fns.ts';
 import { backoffMs, type JobQueue } from '../../infra/queue/queue.ts';
+import { actorFrom, type Actor } from '../../lib/actor.ts';
 import type { ConditionSubject } from '../../lib/conditions.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
@@ -30,6 +31,18 @@ export interface DeliveryJob {
   orgId?: string;
   /** The job's fair priority, kept by its retries. */
   priority?: number;
+}
+
+/**
+ * Who answered the alert of an `alert.acknowledged` / `alert.resolved` event, when it was its sender (an
+ * integration, or a heartbeat): ingest does not look at incidents, so the incident follows here. A person's or
+ * key's answer went through the alerts or incidents service, which moved the incident in the same transaction;
+ * following it again could undo a later choice (an incident set back to triggered on purpose).
+ */
+function senderAnswer(row: AlertRow, type: string): Actor | null {
+  const actor = type === 'alert.resolved' ? actorFrom(row.resolved_by_type, row.resolved_by_id)
+    : type === 'alert.acknowledged' ? actorFrom(row.acknowledged_by_type, row.acknowledged_by_id) : null;
+  return actor && (actor.type === 'integration' || actor.type === 'system') ? actor : null;
 }
 
 /** Deferred deliveries come back spread over this span after their host's cool-down, not all at once. */
@@ -159,7 +172,8 @@ export function workflowRunner(deps: {
       await store.db.transaction().execute(async (trx) => {
         let row = await alerts.get(trx, event.orgId, event.alertId);
         if (!row) return;
-        if (event.type === 'alert.resolved' && row.incident_id) await incidents.alertClosed(trx, row.org_id, row.incident_id, clock.now());
+        const sender = senderAnswer(row, event.type);
+        if (sender && row.incident_id) await incidents.alertAnswered(trx, row.org_id, row.incident_id, sender, clock.now());
         for (const w of await enabledFor(trx, event.orgId, event.type as Trigger)) {
           // Workflows do not run for a suppressed alert (an earlier workflow may just have suppressed it).
           if (row.status === 'suppressed') break;

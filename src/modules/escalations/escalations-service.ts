@@ -51,7 +51,7 @@ export function escalationsService(deps: {
   queue: JobQueue;
   schedules: Pick<SchedulesService, 'currentOnCall'>;
   members: MemberContacts;
-  notifications: Pick<NotificationsService, 'prepare'>;
+  notifications: Pick<NotificationsService, 'prepare' | 'cancelPages'>;
   queueDelivery: (db: Kysely<DB>, delivery: PageDelivery) => Promise<void>;
   /** A "minute" of the policies' delays, in milliseconds: 60,000 except in tests (ESCALATION_MINUTE_MS). */
   minuteMs: number;
@@ -147,6 +147,7 @@ export function escalationsService(deps: {
     if (incident?.status === 'triggered') return e;
     const reason = incident ? `incident_${incident.status}` : 'incident_gone';
     if (await repo.stop(db, e.org_id, e.incident_id, reason, at)) await note(db, e, 'escalation_stopped', SYSTEM, { escalationId: e.id, reason }, at);
+    await deps.notifications.cancelPages(db, e.org_id, { incidentId: e.incident_id }, incident ? `the incident was ${incident.status}` : 'the incident was deleted');
     return null;
   }
 
@@ -246,10 +247,14 @@ export function escalationsService(deps: {
       return e ? { started: true, detail: `escalation ${e.id} (${policy.name})` } : { started: false, detail: 'the incident is escalating already' };
     },
 
-    /** The incident was acknowledged or resolved: its escalation stops now (in the same transaction). */
+    /**
+     * The incident was acknowledged or resolved: its escalation stops now, in the same transaction, and its pages
+     * not yet sent (of any step, the last one's too) are cancelled.
+     */
     async incidentAnswered(db: Kysely<DB>, incident: IncidentRow, status: string, actor: Actor, at: number): Promise<void> {
       const stopped = await repo.stop(db, incident.org_id, incident.id, status, at);
       if (stopped) await note(db, stopped, 'escalation_stopped', actor, { escalationId: stopped.id, reason: status }, at);
+      await deps.notifications.cancelPages(db, incident.org_id, { incidentId: incident.id }, `the incident was ${status}`);
     },
 
     /**
@@ -261,6 +266,7 @@ export function escalationsService(deps: {
       const old = await repo.stop(db, incident.org_id, incident.id, 'reassigned', at);
       if (!old) return;
       await note(db, old, 'escalation_stopped', actor, { escalationId: old.id, reason: 'reassigned', assigneeId: userId }, at);
+      await deps.notifications.cancelPages(db, old.org_id, { escalationId: old.id }, 'the incident was reassigned');
       await begin(db, { orgId: old.org_id, incident, policyId: old.policy_id, alertId: old.alert_id, policy: store.readJson<PolicySnapshot>(old.policy), assigneeId: userId }, actor, at, { restartOf: old.id, assigneeId: userId });
     },
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder, type Updateable } from 'kysely';
-import { SEVERITIES } from '../alerts/alerts-fns.ts';
+import { OPEN_STATUSES, SEVERITIES } from '../alerts/alerts-fns.ts';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
@@ -72,8 +72,13 @@ export function incidentsRepo() {
     /** The distinct severities of the incident's alerts. */
     alertSeverities: async (db: Kysely<DB>, incidentId: string): Promise<string[]> =>
       (await db.selectFrom('alerts').select('severity').distinct().where('incident_id', '=', incidentId).execute()).map((r) => r.severity),
-    openAlertCount: async (db: Kysely<DB>, incidentId: string): Promise<number> =>
-      countRows(db.selectFrom('alerts').where('incident_id', '=', incidentId).where('status', 'in', ['firing', 'acknowledged', 'suppressed'])),
+    /** How many of the incident's alerts are open, and how many of those are firing. */
+    async openAlertCounts(db: Kysely<DB>, incidentId: string): Promise<{ open: number; firing: number }> {
+      const rows = await db.selectFrom('alerts').select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .where('incident_id', '=', incidentId).where('status', 'in', [...OPEN_STATUSES]).groupBy('status').execute();
+      const n = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
+      return { open: rows.reduce((sum, r) => sum + Number(r.n), 0), firing: n('firing') };
+    },
     alerts: (db: Kysely<DB>, orgId: string, incidentId: string) =>
       db.selectFrom('alerts').select(['id', 'title', 'severity', 'status', 'fingerprint', 'created_at'])
         .where('org_id', '=', orgId).where('incident_id', '=', incidentId)

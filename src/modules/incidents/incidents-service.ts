@@ -7,7 +7,8 @@ import { AppError, conflict, notFound } from '../../lib/errors.ts';
 import { newId, orderedId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
-import { SEVERITIES, type AlertStatus, type Severity } from '../alerts/alerts-fns.ts';
+import { OPEN_STATUSES, type AlertStatus, type Severity } from '../alerts/alerts-fns.ts';
+import type { AlertsRepo } from '../alerts/alerts-repo.ts';
 import { canMove, toIncident, worse } from './incidents-fns.ts';
 import { forIncident, type NotificationRow } from '../notifications/notifications-repo.ts';
 import type { IncidentEventRow, IncidentFilter, IncidentRow, IncidentsRepo } from './incidents-repo.ts';
@@ -33,7 +34,13 @@ export interface IncidentEscalation {
   incidentReassigned(db: Kysely<DB>, incident: IncidentRow, userId: string | null, actor: Actor, at: number): Promise<void>;
 }
 
-export function incidentsService(deps: { store: Store; repo: IncidentsRepo; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation }) {
+/**
+ * The incident's own alerts, which answering it moves (the alerts module writes them). See docs/paging.md,
+ * "Acknowledge and resolve".
+ */
+export type IncidentAlerts = Pick<AlertsRepo, 'transitionOfIncident'>;
+
+export function incidentsService(deps: { store: Store; repo: IncidentsRepo; alerts: IncidentAlerts; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation }) {
   const { store, repo, clock, cursors } = deps;
 
   const toEntry = (r: IncidentEventRow): TimelineEntry => ({
@@ -58,7 +65,13 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
   const record = (db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id'>, type: TimelineType, actor: Actor, data: Record<string, unknown>, at: number) =>
     repo.addEvent(db, { id: orderedId('ine', at), org_id: incident.org_id, incident_id: incident.id, type, actor_type: actor.type, actor_id: actor.id, data: JSON.stringify(data), created_at: at });
 
-  async function setStatus(db: Kysely<DB>, incident: IncidentRow, to: IncidentStatus, actor: Actor, at: number): Promise<IncidentRow> {
+  /**
+   * Moves the incident, and with it its alerts: acknowledged, its firing alerts are acknowledged; resolved, its
+   * open alerts are resolved. Acknowledged or resolved, however (API, dashboard, its alerts, a page's link), its
+   * escalation stops in this transaction and pages not yet sent are dropped. `data` says why, when it is not
+   * the actor's own choice.
+   */
+  async function setStatus(db: Kysely<DB>, incident: IncidentRow, to: IncidentStatus, actor: Actor, at: number, data: Record<string, unknown> = {}): Promise<IncidentRow> {
     if (incident.status === to) return incident;
     const updated = await repo.update(db, incident.org_id, incident.id, {
       status: to,
@@ -67,8 +80,9 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
       ...(to === 'resolved' && { resolved_at: at }),
       ...(to === 'triggered' && { acknowledged_at: null }),
     });
-    await record(db, incident, 'status_changed', actor, { from: incident.status, to }, at);
-    // Acknowledged or resolved, however (API, dashboard, its alerts resolving, a page's link): nobody more is paged.
+    await record(db, incident, 'status_changed', actor, { from: incident.status, to, ...data }, at);
+    if (to === 'acknowledged') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, ['firing'], 'acknowledged', actor, at);
+    if (to === 'resolved') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, OPEN_STATUSES, 'resolved', actor, at);
     if (to !== 'triggered') await deps.escalation?.incidentAnswered(db, updated as IncidentRow, to, actor, at);
     return updated as IncidentRow;
   }
@@ -100,7 +114,8 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
         repo.alerts(store.db, orgId, id), repo.timeline(store.db, orgId, id), forIncident(store.db, orgId, id, MAX_DETAIL_ITEMS),
       ]);
       // Notifications join the timeline from their own log (written once per attempt's outcome, never twice).
-      const sent = notifications.filter((n) => n.status !== 'pending').map(notificationEntry);
+      // A cancelled page never left: its incident's `escalation_stopped` entry says why.
+      const sent = notifications.filter((n) => n.status === 'sent' || n.status === 'failed').map(notificationEntry);
       const timeline = [...events.map(toEntry), ...sent].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).slice(-MAX_DETAIL_ITEMS);
       return {
         ...toIncident(row),
@@ -179,11 +194,17 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; cloc
       return (await repo.update(db, incident.org_id, incident.id, { severity: highest, updated_at: at })) as IncidentRow;
     },
 
-    /** An incident resolves by itself once none of its alerts is open. */
-    async alertClosed(db: Kysely<DB>, orgId: string, incidentId: string, at: number): Promise<void> {
+    /**
+     * One of the incident's alerts was acknowledged or resolved (by `actor`), in the caller's transaction: once
+     * none of its alerts is open the incident is resolved; once none is firing (the rest acknowledged or
+     * suppressed) a triggered incident is acknowledged.
+     */
+    async alertAnswered(db: Kysely<DB>, orgId: string, incidentId: string, actor: Actor, at: number): Promise<void> {
       const incident = await repo.get(db, orgId, incidentId);
       if (!incident || !(OPEN_INCIDENT_STATUSES as readonly string[]).includes(incident.status)) return;
-      if ((await repo.openAlertCount(db, incidentId)) === 0) await setStatus(db, incident, 'resolved', SYSTEM, at);
+      const { open, firing } = await repo.openAlertCounts(db, incidentId);
+      if (open === 0) await setStatus(db, incident, 'resolved', actor, at, { reason: 'alerts_resolved' });
+      else if (firing === 0 && incident.status === 'triggered') await setStatus(db, incident, 'acknowledged', actor, at, { reason: 'alerts_acknowledged' });
     },
 
 

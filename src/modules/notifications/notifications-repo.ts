@@ -45,10 +45,25 @@ export function notificationsRepo() {
         .where((eb) => eb.or([eb('attempts', '=', 0), eb('last_error', 'is not', null), eb('updated_at', '<', staleBefore)]))
         .returningAll().executeTakeFirst(),
 
-    /** Records the outcome of attempt number `attempt`; a later attempt's row is left alone. */
+    /**
+     * Records the outcome of attempt number `attempt`; a later attempt's row is left alone. A page cancelled
+     * while this attempt was under way stays cancelled unless the attempt did send it (then it says so).
+     */
     record: async (db: Kysely<DB>, id: string, attempt: number, result: AttemptResult, now: number): Promise<void> => {
       await db.updateTable('notifications').set({ ...result, updated_at: now })
-        .where('id', '=', id).where('attempts', '=', attempt).where('status', '=', 'pending').execute();
+        .where('id', '=', id).where('attempts', '=', attempt)
+        .where('status', 'in', result.status === 'sent' ? ['pending', 'cancelled'] : ['pending']).execute();
+    },
+
+    /**
+     * Cancels the escalation pages of an incident (or of one of its escalations) still pending: never tried,
+     * waiting for a retry, or in an attempt right now (which, if it does send, records so: see `record`).
+     */
+    cancelPages: async (db: Kysely<DB>, orgId: string, scope: { incidentId: string } | { escalationId: string }, reason: string, now: number): Promise<number> => {
+      let q = db.updateTable('notifications').set({ status: 'cancelled', last_error: reason, updated_at: now })
+        .where('org_id', '=', orgId).where('source', '=', 'escalation').where('status', '=', 'pending');
+      q = 'incidentId' in scope ? q.where('incident_id', '=', scope.incidentId) : q.where('escalation_id', '=', scope.escalationId);
+      return Number((await q.executeTakeFirst()).numUpdatedRows);
     },
 
     page: (db: Kysely<DB>, orgId: string, alertId: string, limit: number, after: Keyset | null) =>

@@ -6,7 +6,7 @@ import { CHANNEL_TYPES, type ChannelType } from './channels/channel.ts';
 
 export const NOTIFICATION_SOURCES = ['workflow', 'escalation', 'heartbeat', 'handoff'] as const;
 export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
-export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'cancelled'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 /** One entry of the delivery log: a notification a workflow action or an escalation step sent (or tried to) for an alert. */
@@ -22,7 +22,9 @@ export const Notification = Type.Object(
     recipientId: Nullable(Type.String({ description: 'The member paged, when a member was (not a channel).' })),
     channel: StringEnum(CHANNEL_TYPES),
     target: Type.String({ description: 'The webhook URL, the email recipients (comma-separated) once resolved, the ntfy topic, or the host of a chat webhook (its URL is a secret).' }),
-    status: StringEnum(NOTIFICATION_STATUSES, { description: '`pending` until delivered (retries included), then `sent` or `failed`.' }),
+    status: StringEnum(NOTIFICATION_STATUSES, {
+      description: '`pending` until delivered (retries included), then `sent` or `failed`; `cancelled`: an escalation page not sent because its incident was acknowledged, resolved or reassigned before it left (`lastError` says which).',
+    }),
     attempts: Type.Integer(),
     lastError: Nullable(Type.String()),
     responseStatus: Nullable(Type.Integer({ description: 'The HTTP status of the webhook\'s last answer, or the SMTP reply code.' })),

@@ -289,6 +289,13 @@ export function notificationsService(deps: NotificationsDeps) {
       return toNotification(settled);
     },
 
+    /**
+     * Escalation pages no longer due (their incident answered, or their escalation restarted for a new
+     * assignee): those not yet sent are cancelled in the caller's transaction, so their delivery jobs send nothing.
+     */
+    cancelPages: (db: Kysely<DB>, orgId: string, scope: { incidentId: string } | { escalationId: string }, why: string): Promise<number> =>
+      repo.cancelPages(db, orgId, scope, `Not sent: ${why} before it left`, clock.now()),
+
     /** `GET /alerts/{id}/notifications`: the alert's delivery log, newest first; 404 for another organization's alert. */
     async listForAlert(orgId: string, alertId: string, query: NotificationListQuery): Promise<Page<Notification>> {
       if (!(await repo.alertExists(store.db, orgId, alertId))) throw notFound('Alert');
