@@ -105,7 +105,7 @@ export function restAuth(deps: { apiKeys: ApiKeysService; auth: AuthService; lim
       if (cookie !== undefined) {
         const session = await auth.authenticate(cookie);
         if (!session) return authFailed(limits, req.ip, 'Session expired or signed out; sign in again');
-        req.principal = { orgId: session.orgId, scopes: session.scopes, actor: { type: 'user', id: session.userId }, keyId: null, csrfToken: session.csrfToken };
+        req.principal = { orgId: session.orgId, scopes: session.scopes, actor: { type: 'user', id: session.userId }, keyId: null, expiresAt: null, csrfToken: session.csrfToken };
         await spend(limits.api, session.orgId, reply);
         return;
       }

@@ -70,6 +70,33 @@ export function sameHash(a: string, b: string): boolean {
 
 export const visiblePrefix = (key: string): string => key.slice(0, VISIBLE_PREFIX_LENGTH);
 
+/**
+ * What a caller holds when it hands access on: its scopes, and when it stops working (an API key's expiry;
+ * null for a session or a key without one).
+ */
+export interface Grantor {
+  scopes: ReadonlySet<string>;
+  expiresAt: number | null;
+}
+
+/**
+ * The one rule for handing access on (minting a key; adding or promoting a member, or issuing a member's
+ * set-password link, which signs in with the member's role): a caller grants only scopes it holds itself,
+ * and a key it mints does not outlive it (`expiresAt` given: null is "never"). Why not (a sentence about
+ * `what`, e.g. "The role admin"), or null. `caller`
+ * null is a trusted caller (the CLI), which may grant anything.
+ */
+export function grantRefusal(caller: Grantor | null, grant: { what: string; scopes: readonly string[]; expiresAt?: number | null }): string | null {
+  if (caller === null) return null;
+  const missing = grant.scopes.filter((s) => !caller.scopes.has(s));
+  if (missing.length > 0) return `${grant.what} needs scopes the caller does not hold: ${missing.join(', ')}`;
+  const ends = caller.expiresAt;
+  if (grant.expiresAt !== undefined && ends !== null && (grant.expiresAt === null || grant.expiresAt > ends)) {
+    return `${grant.what} would outlive the calling key, which expires at ${new Date(ends).toISOString()}`;
+  }
+  return null;
+}
+
 /** The key management scope: whoever holds it can mint and revoke keys. */
 export const KEY_ADMIN_SCOPE: Scope = 'api_keys:write';
 

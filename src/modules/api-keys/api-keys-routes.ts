@@ -18,7 +18,7 @@ export function apiKeysRoutes(app: Api, deps: { apiKeys: ApiKeysService; limits:
     config: { scope: 'api_keys:write' },
     schema: apiSchema({
       scope: 'api_keys:write', tag: 'api-keys', summary: 'Create an API key',
-      description: 'The full key is in this response only. A key cannot grant scopes it does not hold (403). At most RATE_LIMIT_API_KEYS_PER_DAY (10) creations per UTC day per organization.',
+      description: 'The full key is in this response only. A caller cannot grant scopes it does not hold (403), and a key cannot mint a key that outlives it: without `expiresAt` the new key expires with the calling key, and a later `expiresAt` (or `null`, never) is 403. At most RATE_LIMIT_API_KEYS_PER_DAY (10) creations per UTC day per organization.',
     }, { body: CreateApiKeyBody, response: { 201: Type.Object({ data: CreatedApiKey }, { additionalProperties: false }) } }),
     // The daily creation budget is a rate limit, so it is checked before scope and validation; only a
     // request that really creates a key keeps its point.
@@ -28,7 +28,7 @@ export function apiKeysRoutes(app: Api, deps: { apiKeys: ApiKeysService; limits:
     },
   }, async (req, reply) => {
     const p = principalOf(req);
-    const data = await apiKeys.create(p.orgId, actorOf(req), req.body, p.scopes);
+    const data = await apiKeys.create(p.orgId, actorOf(req), req.body, p);
     return reply.code(201).send({ data });
   });
 

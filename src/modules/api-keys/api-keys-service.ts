@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import { generateKey, hashKey, isWellFormedKey, revocationRefusal, sameHash, visiblePrefix, type KeyEnv, type Scope } from './api-keys-fns.ts';
+import { generateKey, grantRefusal, hashKey, isWellFormedKey, revocationRefusal, sameHash, visiblePrefix, type Grantor, type KeyEnv, type Scope } from './api-keys-fns.ts';
 import type { ApiKeyRow, ApiKeysRepo } from './api-keys-repo.ts';
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from './api-keys-schemas.ts';
 
@@ -20,6 +20,8 @@ export interface Principal {
   actor: Actor;
   /** The key, when authenticated by one (its use is audited). */
   keyId: string | null;
+  /** When the key expires (null: never, or a session); a key it mints may not outlive it. */
+  expiresAt: number | null;
   /** The session's CSRF token, when authenticated by the session cookie. */
   csrfToken: string | null;
 }
@@ -49,7 +51,7 @@ export function apiKeysService(deps: { store: Store; repo: ApiKeysRepo; audit: A
       if (!row || !sameHash(row.key_hash, hash)) return null;
       if (row.revoked_at !== null) return null;
       if (row.expires_at !== null && row.expires_at <= clock.now()) return null;
-      return { orgId: row.org_id, keyId: row.id, actor: { type: 'api_key', id: row.id }, csrfToken: null, scopes: new Set(JSON.parse(row.scopes) as string[]) };
+      return { orgId: row.org_id, keyId: row.id, actor: { type: 'api_key', id: row.id }, csrfToken: null, expiresAt: row.expires_at, scopes: new Set(JSON.parse(row.scopes) as string[]) };
     },
 
     /**
@@ -58,18 +60,19 @@ export function apiKeysService(deps: { store: Store; repo: ApiKeysRepo; audit: A
      */
     credentialOf: (key: string): string | null => (isWellFormedKey(key, env) ? `key:${visiblePrefix(key)}` : null),
 
-    /** `callerScopes` null means a trusted caller (the CLI), which may grant any scope. */
-    async create(orgId: string, actor: Actor, input: CreateApiKeyBody, callerScopes: ReadonlySet<string> | null, db: Kysely<DB> = store.db): Promise<CreatedApiKey> {
+    /**
+     * `caller` null means a trusted caller (the CLI), which may grant any scope. A key minted by an expiring
+     * key expires with it when no `expiresAt` is asked for (see `grantRefusal`).
+     */
+    async create(orgId: string, actor: Actor, input: CreateApiKeyBody, caller: Grantor | null, db: Kysely<DB> = store.db): Promise<CreatedApiKey> {
       const now = clock.now();
-      let expiresAt: number | null = null;
+      let expiresAt: number | null = input.expiresAt === undefined ? (caller?.expiresAt ?? null) : null;
       if (input.expiresAt) {
         expiresAt = Date.parse(input.expiresAt);
         if (!(expiresAt > now)) throw new AppError('VALIDATION_ERROR', 'Invalid expiry', [{ path: '/expiresAt', message: 'must be in the future' }]);
       }
-      if (callerScopes) {
-        const missing = input.scopes.filter((s) => !callerScopes.has(s));
-        if (missing.length > 0) throw new AppError('FORBIDDEN', `Cannot grant scopes the calling key does not hold: ${missing.join(', ')}`);
-      }
+      const refusal = grantRefusal(caller, { what: 'The new key', scopes: input.scopes, expiresAt });
+      if (refusal) throw new AppError('FORBIDDEN', refusal);
       const key = generateKey(env);
       const row: ApiKeyRow = {
         id: newId('key'),

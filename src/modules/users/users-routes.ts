@@ -9,7 +9,7 @@ import type { AuthService } from '../auth/auth-service.ts';
 import { ChangePasswordBody, CreatedUser, CreateUserBody, UpdateMeBody, UpdateUserBody, UserList, UserListQuery, UserResponse } from './users-schemas.ts';
 import type { UsersService } from './users-service.ts';
 
-const OWNER_RULE = 'Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).';
+const OWNER_RULE = 'A caller acts only on members whose role holds no scope it lacks itself, and grants only such a role (403: an API key holding `users:write` alone cannot add an admin, issue an admin\'s link or demote one). Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).';
 
 /** The member behind the session cookie; profile operations have no meaning for an API key. */
 export function signedIn(req: FastifyRequest): { orgId: string; userId: string; idHash: string } {
@@ -38,7 +38,7 @@ export function usersRoutes(app: Api, deps: { users: UsersService; auth: AuthSer
       summary: 'Add a member',
       description: `Adds a member without a password and returns a one-time link (\`setPasswordLink\`) for them to set one: hand it over; it is also emailed when SMTP_URL is set (\`emailed\`). The link works once, for 72 hours. An email already in the organization is 409. ${OWNER_RULE}`,
     }, { body: CreateUserBody, response: { 201: CreatedUser, ...conflictResponse } }),
-  }, async (req, reply) => reply.code(201).send({ data: await users.create(principalOf(req).orgId, actorOf(req), req.body) }));
+  }, async (req, reply) => reply.code(201).send({ data: await users.create(principalOf(req).orgId, actorOf(req), req.body, principalOf(req)) }));
 
   app.patch('/users/me', {
     config: { scope: read.scope },
@@ -46,7 +46,7 @@ export function usersRoutes(app: Api, deps: { users: UsersService; auth: AuthSer
       { body: UpdateMeBody, response: { 200: UserResponse } }),
   }, async (req) => {
     const me = signedIn(req);
-    return { data: await users.update(me.orgId, actorOf(req), me.userId, req.body) };
+    return { data: await users.update(me.orgId, actorOf(req), me.userId, req.body, principalOf(req)) };
   });
 
   app.post('/users/me/password', {
@@ -65,7 +65,7 @@ export function usersRoutes(app: Api, deps: { users: UsersService; auth: AuthSer
     config: { scope: write.scope },
     schema: apiSchema({ ...write, summary: 'Change a member\'s name or role', description: `A role change applies to the member's sessions at their next request. ${OWNER_RULE}` },
       { params: IdParams, body: UpdateUserBody, response: { 200: UserResponse, ...conflictResponse } }),
-  }, async (req) => ({ data: await users.update(principalOf(req).orgId, actorOf(req), req.params.id, req.body) }));
+  }, async (req) => ({ data: await users.update(principalOf(req).orgId, actorOf(req), req.params.id, req.body, principalOf(req)) }));
 
   app.delete('/users/:id', {
     config: { scope: write.scope },
@@ -75,7 +75,7 @@ export function usersRoutes(app: Api, deps: { users: UsersService; auth: AuthSer
       description: `Their sessions end at once (on every instance). Incidents assigned to them become unassigned (a timeline entry says why); they leave every schedule layer (the others keep rotating; a layer left empty is dropped) and their overrides are dropped; their contact methods and notification rules are deleted. Audit events keep their id. ${OWNER_RULE}`,
     }, { params: IdParams, response: { 204: Type.Null({ description: 'Removed' }), ...conflictResponse } }),
   }, async (req, reply) => {
-    await users.remove(principalOf(req).orgId, actorOf(req), req.params.id);
+    await users.remove(principalOf(req).orgId, actorOf(req), req.params.id, principalOf(req));
     return reply.code(204).send(null);
   });
 
@@ -84,7 +84,7 @@ export function usersRoutes(app: Api, deps: { users: UsersService; auth: AuthSer
     schema: apiSchema({
       ...write,
       summary: 'Make a new set-password link for a member',
-      description: 'For a lost or expired link, or a forgotten password: a new one-time link (72 hours), emailed when SMTP_URL is set. Setting a password with it ends the member\'s sessions. For an owner, only an owner (403).',
+      description: 'For a lost or expired link, or a forgotten password: a new one-time link (72 hours), emailed when SMTP_URL is set. Setting a password with it ends the member\'s sessions. The link signs in with the member\'s role, so a caller lacking any scope of that role gets 403; for an owner, only an owner (403).',
     }, { params: IdParams, response: { 201: CreatedUser } }),
-  }, async (req, reply) => reply.code(201).send({ data: await users.issueLink(principalOf(req).orgId, actorOf(req), req.params.id) }));
+  }, async (req, reply) => reply.code(201).send({ data: await users.issueLink(principalOf(req).orgId, actorOf(req), req.params.id, principalOf(req)) }));
 }

@@ -13,7 +13,8 @@ import { newId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import { hashToken, newToken } from '../auth/auth-fns.ts';
+import { grantRefusal, type Grantor } from '../api-keys/api-keys-fns.ts';
+import { hashToken, newToken, scopesOfRole } from '../auth/auth-fns.ts';
 import { escapeHtml, messageId } from '../notifications/notifications-fns.ts';
 import type { UserRow, UsersRepo } from './users-repo.ts';
 import type { CreatedUser, CreateUserBody, Role, UpdateUserBody, User } from './users-schemas.ts';
@@ -60,6 +61,16 @@ export function usersService(deps: {
   async function requireOwner(db: Kysely<DB>, orgId: string, actor: Actor): Promise<void> {
     const caller = actor.type === 'user' && actor.id !== null ? await repo.get(db, orgId, actor.id) : undefined;
     if (caller?.role !== 'owner') throw new AppError('FORBIDDEN', 'Only an owner can make, unmake or remove an owner');
+  }
+
+  /**
+   * A caller acts on members only within what it holds itself (`grantRefusal`): adding one with a role,
+   * promoting one to it, or issuing a link that signs in as one, gives that role's scopes away; changing or
+   * removing one takes them from someone who may hold more than the caller. 403 otherwise.
+   */
+  function requireGrantable(caller: Grantor | null, what: string, role: string): void {
+    const refusal = grantRefusal(caller, { what, scopes: scopesOfRole(role as Role) });
+    if (refusal) throw new AppError('FORBIDDEN', refusal);
   }
 
   /** Refuses a change that would leave the organization without an owner; call after `lockRoles`. */
@@ -127,7 +138,8 @@ export function usersService(deps: {
     add,
 
     /** A member without a password yet, and the one-time link that lets them set it (emailed when SMTP is set). */
-    async create(orgId: string, actor: Actor, input: CreateUserBody): Promise<CreatedUser> {
+    async create(orgId: string, actor: Actor, input: CreateUserBody, caller: Grantor | null): Promise<CreatedUser> {
+      requireGrantable(caller, `A member with the role ${input.role}`, input.role);
       const { row, token, expiresAt } = await inTransaction(store.db, async (trx) => {
         if (input.role === 'owner') await requireOwner(trx, orgId, actor);
         const created = await add(orgId, input, trx);
@@ -138,9 +150,10 @@ export function usersService(deps: {
     },
 
     /** A new set-password link for a member (a lost or expired one, or a forgotten password); earlier links stay usable until they expire. */
-    async issueLink(orgId: string, actor: Actor, id: string): Promise<CreatedUser> {
+    async issueLink(orgId: string, actor: Actor, id: string, caller: Grantor | null): Promise<CreatedUser> {
       const { row, token, expiresAt } = await inTransaction(store.db, async (trx) => {
         const target = await found(trx, orgId, id);
+        requireGrantable(caller, `A set-password link for a member with the role ${target.role}`, target.role);
         if (target.role === 'owner') await requireOwner(trx, orgId, actor);
         await audit.record(trx, { orgId, action: 'user.password_link_issued', actor, target: { type: 'user', id } });
         return newLink(trx, target);
@@ -148,10 +161,12 @@ export function usersService(deps: {
       return { ...toUser(row), setPasswordLink: await handOver(row, token, expiresAt) };
     },
 
-    async update(orgId: string, actor: Actor, id: string, input: UpdateUserBody): Promise<User> {
+    async update(orgId: string, actor: Actor, id: string, input: UpdateUserBody, caller: Grantor | null): Promise<User> {
       const row = await inTransaction(store.db, async (trx) => {
         await repo.lockRoles(trx, orgId);
         const before = await found(trx, orgId, id);
+        requireGrantable(caller, `Changing a member with the role ${before.role}`, before.role);
+        if (input.role !== undefined) requireGrantable(caller, `The role ${input.role}`, input.role);
         const roleChange = input.role !== undefined && input.role !== before.role;
         if (roleChange && (before.role === 'owner' || input.role === 'owner')) await requireOwner(trx, orgId, actor);
         if (roleChange && before.role === 'owner') await keepAnOwner(trx, orgId, 'demote');
@@ -168,10 +183,11 @@ export function usersService(deps: {
     },
 
     /** Removes a member: their sessions end at once, and nothing keeps pointing at them (see `forgetMember`). */
-    async remove(orgId: string, actor: Actor, id: string): Promise<void> {
+    async remove(orgId: string, actor: Actor, id: string, caller: Grantor | null): Promise<void> {
       await inTransaction(store.db, async (trx) => {
         await repo.lockRoles(trx, orgId);
         const row = await found(trx, orgId, id);
+        requireGrantable(caller, `Removing a member with the role ${row.role}`, row.role);
         if (row.role === 'owner') {
           await requireOwner(trx, orgId, actor);
           await keepAnOwner(trx, orgId, 'remove');

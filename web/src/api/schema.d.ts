@@ -10459,7 +10459,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The full key is in this response only. A key cannot grant scopes it does not hold (403). At most RATE_LIMIT_API_KEYS_PER_DAY (10) creations per UTC day per organization.
+         * @description The full key is in this response only. A caller cannot grant scopes it does not hold (403), and a key cannot mint a key that outlives it: without `expiresAt` the new key expires with the calling key, and a later `expiresAt` (or `null`, never) is 403. At most RATE_LIMIT_API_KEYS_PER_DAY (10) creations per UTC day per organization.
          *
          *     Requires scope `api_keys:write`.
          */
@@ -11096,7 +11096,7 @@ export interface paths {
         put?: never;
         /**
          * Add a member
-         * @description Adds a member without a password and returns a one-time link (`setPasswordLink`) for them to set one: hand it over; it is also emailed when SMTP_URL is set (`emailed`). The link works once, for 72 hours. An email already in the organization is 409. Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).
+         * @description Adds a member without a password and returns a one-time link (`setPasswordLink`) for them to set one: hand it over; it is also emailed when SMTP_URL is set (`emailed`). The link works once, for 72 hours. An email already in the organization is 409. A caller acts only on members whose role holds no scope it lacks itself, and grants only such a role (403: an API key holding `users:write` alone cannot add an admin, issue an admin's link or demote one). Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).
          *
          *     Requires scope `users:write`.
          */
@@ -11795,7 +11795,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a member
-         * @description Their sessions end at once (on every instance). Incidents assigned to them become unassigned (a timeline entry says why); they leave every schedule layer (the others keep rotating; a layer left empty is dropped) and their overrides are dropped; their contact methods and notification rules are deleted. Audit events keep their id. Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).
+         * @description Their sessions end at once (on every instance). Incidents assigned to them become unassigned (a timeline entry says why); they leave every schedule layer (the others keep rotating; a layer left empty is dropped) and their overrides are dropped; their contact methods and notification rules are deleted. Audit events keep their id. A caller acts only on members whose role holds no scope it lacks itself, and grants only such a role (403: an API key holding `users:write` alone cannot add an admin, issue an admin's link or demote one). Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).
          *
          *     Requires scope `users:write`.
          */
@@ -12003,7 +12003,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's name or role
-         * @description A role change applies to the member's sessions at their next request. Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).
+         * @description A role change applies to the member's sessions at their next request. A caller acts only on members whose role holds no scope it lacks itself, and grants only such a role (403: an API key holding `users:write` alone cannot add an admin, issue an admin's link or demote one). Only an owner can make, unmake or remove an owner (an API key counts as an admin here: 403); an organization always keeps at least one owner (409).
          *
          *     Requires scope `users:write`.
          */
@@ -12251,7 +12251,7 @@ export interface paths {
         put?: never;
         /**
          * Make a new set-password link for a member
-         * @description For a lost or expired link, or a forgotten password: a new one-time link (72 hours), emailed when SMTP_URL is set. Setting a password with it ends the member's sessions. For an owner, only an owner (403).
+         * @description For a lost or expired link, or a forgotten password: a new one-time link (72 hours), emailed when SMTP_URL is set. Setting a password with it ends the member's sessions. The link signs in with the member's role, so a caller lacking any scope of that role gets 403; for an owner, only an owner (403).
          *
          *     Requires scope `users:write`.
          */
