@@ -14,6 +14,9 @@ import { escalationsRepo } from './modules/escalations/escalations-repo.ts';
 import { escalationsService, type EscalationJob } from './modules/escalations/escalations-service.ts';
 import { pageLinksService } from './modules/escalations/page-links-service.ts';
 import { heartbeatsRepo } from './modules/heartbeats/heartbeats-repo.ts';
+import { importsRepo } from './modules/imports/imports-repo.ts';
+import { importsService } from './modules/imports/imports-service.ts';
+import { IMPORT_SOURCES } from './modules/imports/sources/registry.ts';
 import { heartbeatsService } from './modules/heartbeats/heartbeats-service.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
 import { incidentsService } from './modules/incidents/incidents-service.ts';
@@ -188,6 +191,10 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   });
   const pageLinks = pageLinksService({ store, repo: escalationRows, incidents, audit, clock, secret });
   const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, escalations, queue, clock, log });
+  const imports = importsService({
+    store, repo: importsRepo(), users, contacts, schedules, escalations, integrations, workflows, orgExists: (id) => orgs.exists(id), clock, log,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), sources: IMPORT_SOURCES,
+  });
   if (workers) {
     // One organization's deliveries leave workers free for the others'; retries have workers of their own. Workflow
     // runs are short database work, ordered by fair priority but not capped (a lone tenant keeps every worker).
@@ -224,6 +231,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     contacts,
     escalations,
     pageLinks,
+    imports,
     queue,
     relay,
     runner,

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createContainer } from '../container.ts';
 import { openMigratedStore } from '../db/migrations/index.ts';
 import { AppError } from '../lib/errors.ts';
+import { importReport } from './import-report.ts';
 import { createLogger, errorSummary } from '../lib/logger.ts';
 import { ROLES, type Role } from '../modules/users/users-schemas.ts';
 import { SCOPES, type Scope } from '../modules/api-keys/api-keys-fns.ts';
@@ -13,7 +14,8 @@ const USAGE = `Usage:
   alertflow migrate [--json]
   alertflow org create --name NAME [--owner-email E --owner-password P] --json
   alertflow user add --org ORG_ID --email E --name N [--role owner|admin|member] [--password P] --json
-  alertflow key create --org ORG_ID --scopes SCOPE,SCOPE|all --name NAME --json`;
+  alertflow key create --org ORG_ID --scopes SCOPE,SCOPE|all --name NAME --json
+  alertflow import pagerduty --org ORG_ID --api-url URL --token TOKEN [--apply] [--json] [--create-users]`;
 
 class UsageError extends Error {}
 
@@ -84,6 +86,28 @@ async function createKey(config: Config, args: string[]): Promise<void> {
   print(v.json === true, { apiKey: key }, `API key ${key.id} (${key.name}) created with scopes ${key.scopes.join(', ')}.\nKey (shown once): ${key.key}`);
 }
 
+/**
+ * Reads another on-call tool and prints the plan, or applies it with --apply (docs/migration.md). The token goes
+ * to the vendor's API only: it is not stored, logged or printed.
+ */
+async function importFrom(config: Config, system: string | undefined, args: string[]): Promise<void> {
+  const v = flags(args, {
+    org: { type: 'string' }, 'api-url': { type: 'string' }, token: { type: 'string' },
+    apply: { type: 'boolean' }, json: { type: 'boolean' }, 'create-users': { type: 'boolean' },
+  });
+  if (system === undefined || system.startsWith('--')) throw new UsageError('import needs the system to read: pagerduty');
+  const opts = {
+    system,
+    orgId: required(v, 'org'),
+    apiUrl: required(v, 'api-url'),
+    token: required(v, 'token'),
+    apply: v.apply === true,
+    createUsers: v['create-users'] === true,
+  };
+  const result = await withContainer(config, (c) => c.imports.run(opts));
+  print(v.json === true, result, importReport(result));
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   const config = loadConfig();
@@ -96,6 +120,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'key' && sub === 'create') return createKey(config, rest);
+  if (command === 'import') return importFrom(config, sub, rest);
   if (command === 'org' && sub === 'create') {
     const v = flags(rest, { name: { type: 'string' }, 'owner-email': { type: 'string' }, 'owner-password': { type: 'string' }, json: { type: 'boolean' } });
     const name = required(v, 'name');

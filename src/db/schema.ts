@@ -326,4 +326,16 @@ export interface DB {
     contact_method_id: string;
     after_minutes: number;
   };
+  import_links: {
+    org_id: string;
+    /** pagerduty, opsgenie, grafana-oncall. */
+    system: string;
+    /** user, contact_method, notification_rules, schedule, escalation_policy, integration, workflow. */
+    kind: string;
+    source_id: string;
+    target_id: string;
+    digest: string;
+    created_at: number;
+    updated_at: number;
+  };
 }

@@ -7,14 +7,14 @@ import { AppError, type ErrorDetail } from '../lib/errors.ts';
 /** How long a client is asked to wait while the store is unreachable: about what a database restart takes. */
 export const STORE_RETRY_AFTER_SECONDS = 2;
 
-interface AjvIssue {
+export interface AjvIssue {
   instancePath?: string;
   message?: string;
   keyword?: string;
   params?: Record<string, unknown>;
 }
 
-function detailOf(issue: AjvIssue): ErrorDetail {
+export function detailOf(issue: AjvIssue): ErrorDetail {
   const base = issue.instancePath ?? '';
   if (issue.keyword === 'required') return { path: `${base}/${String(issue.params?.missingProperty)}`, message: 'is required' };
   if (issue.keyword === 'discriminator') {

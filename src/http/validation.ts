@@ -1,6 +1,8 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import type { ErrorDetail } from '../lib/errors.ts';
+import { detailOf, type AjvIssue } from './errors.ts';
 
 function ajv(coerceTypes: false | 'array'): Ajv {
   // `discriminator` (OpenAPI's): a oneOf tagged by a property is checked against the one form its tag names.
@@ -18,3 +20,18 @@ const urlParts = ajv('array');
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? bodies : urlParts).compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
+
+const compiled = new WeakMap<object, ReturnType<Ajv['compile']>>();
+
+/**
+ * The problems a request body would be refused for, checked by the same rules as a request's (for bodies that
+ * do not come over HTTP, such as what an import writes); empty when it would pass. Defaults are filled in.
+ */
+export function bodyProblems(schema: object, value: unknown): ErrorDetail[] {
+  let check = compiled.get(schema);
+  if (!check) {
+    check = bodies.compile(schema);
+    compiled.set(schema, check);
+  }
+  return check(value) ? [] : ((check.errors ?? []) as AjvIssue[]).map(detailOf);
+}

@@ -17,6 +17,7 @@ import m0016 from './0016_handoff_notices.ts';
 import m0017 from './0017_alert_fingerprint_indexes.ts';
 import m0018 from './0018_new_alert_writes.ts';
 import m0019 from './0019_integration_vendor_keys.ts';
+import m0020 from './0020_import_links.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0017_alert_fingerprint_indexes', m0017],
   ['0018_new_alert_writes', m0018],
   ['0019_integration_vendor_keys', m0019],
+  ['0020_import_links', m0020],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

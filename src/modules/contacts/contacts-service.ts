@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Store } from '../../db/database.ts';
+import { inTransaction, type Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { AllowList } from '../../infra/outbound.ts';
 import type { Actor } from '../../lib/actor.ts';
@@ -64,7 +64,7 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
 
     get: async (orgId: string, userId: string, id: string): Promise<ContactMethod> => toMethod(await found(store.db, orgId, userId, id)),
 
-    async create(orgId: string, actor: Actor, userId: string, input: CreateContactMethodBody): Promise<ContactMethod> {
+    async create(orgId: string, actor: Actor, userId: string, input: CreateContactMethodBody, db: Kysely<DB> = store.db): Promise<ContactMethod> {
       const target = checkedTarget(input.type, input.target, null);
       const now = clock.now();
       const row: ContactMethodRow = {
@@ -77,7 +77,7 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
         created_at: now,
         updated_at: now,
       };
-      await store.db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         await member(trx, orgId, userId);
         if ((await repo.count(trx, orgId, userId)) >= MAX_METHODS) {
           throw new AppError('CONFLICT', `You already have ${MAX_METHODS} contact methods, the most a member may have; delete one first`);
@@ -89,8 +89,8 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
     },
 
     /** Changes the label or the whole target (of the method's own type; a masked secret keeps the stored one). */
-    async update(orgId: string, actor: Actor, userId: string, id: string, input: UpdateContactMethodBody): Promise<ContactMethod> {
-      const row = await store.db.transaction().execute(async (trx) => {
+    async update(orgId: string, actor: Actor, userId: string, id: string, input: UpdateContactMethodBody, db: Kysely<DB> = store.db): Promise<ContactMethod> {
+      const row = await inTransaction(db, async (trx) => {
         const before = await found(trx, orgId, userId, id);
         const type = before.type as ContactType;
         let target: Target | undefined;
@@ -125,8 +125,8 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
     },
 
     /** Replaces the whole list; every rule must name one of the member's methods (400 naming the rule otherwise). */
-    async replaceRules(orgId: string, actor: Actor, userId: string, input: NotificationRulesBody): Promise<NotificationRule[]> {
-      await store.db.transaction().execute(async (trx) => {
+    async replaceRules(orgId: string, actor: Actor, userId: string, input: NotificationRulesBody, db: Kysely<DB> = store.db): Promise<NotificationRule[]> {
+      await inTransaction(db, async (trx) => {
         await member(trx, orgId, userId);
         const ids = new Set((await repo.list(trx, orgId, userId)).map((m) => m.id));
         const problems = ruleProblems(input.rules, ids);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { Value } from 'typebox/value';
-import type { Store } from '../../db/database.ts';
+import { inTransaction, type Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { AllowList } from '../../infra/outbound.ts';
 import type { JobQueue, RetryPolicy } from '../../infra/queue/queue.ts';
@@ -195,10 +195,10 @@ export function escalationsService(deps: {
       return toPolicy(row);
     },
 
-    async create(orgId: string, actor: Actor, input: CreatePolicyBody): Promise<EscalationPolicy> {
+    async create(orgId: string, actor: Actor, input: CreatePolicyBody, db: Kysely<DB> = store.db): Promise<EscalationPolicy> {
       const at = clock.now();
       const row: PolicyRow = { id: newId('esp'), org_id: orgId, name: input.name, steps: JSON.stringify(input.steps), repeat: input.repeat ?? 0, created_at: at, updated_at: at };
-      await store.db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         await checkPolicy(trx, orgId, input.steps);
         await repo.insertPolicy(trx, row);
         await audit.record(trx, { orgId, action: 'escalation_policy.created', actor, target: { type: 'escalation_policy', id: row.id }, metadata: { name: row.name } });
@@ -206,8 +206,8 @@ export function escalationsService(deps: {
       return toPolicy(row);
     },
 
-    async update(orgId: string, actor: Actor, id: string, input: UpdatePolicyBody): Promise<EscalationPolicy> {
-      const row = await store.db.transaction().execute(async (trx) => {
+    async update(orgId: string, actor: Actor, id: string, input: UpdatePolicyBody, db: Kysely<DB> = store.db): Promise<EscalationPolicy> {
+      const row = await inTransaction(db, async (trx) => {
         if (!(await repo.policy(trx, orgId, id))) throw notFound('Escalation policy');
         if (input.steps) await checkPolicy(trx, orgId, input.steps);
         const updated = await repo.updatePolicy(trx, orgId, id, {

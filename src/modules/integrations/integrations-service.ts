@@ -1,4 +1,4 @@
-import type { Store } from '../../db/database.ts';
+import { inTransaction, type Store } from '../../db/database.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
@@ -97,8 +97,8 @@ export function integrationsService(deps: {
   };
 
   return {
-    async create(orgId: string, actor: Actor, input: CreateIntegrationBody): Promise<Integration> {
-      await checkLinks(store.db, orgId, input);
+    async create(orgId: string, actor: Actor, input: CreateIntegrationBody, db: Kysely<DB> = store.db): Promise<Integration> {
+      await checkLinks(db, orgId, input);
       const now = clock.now();
       const row: IntegrationRow = {
         id: newId('int'),
@@ -116,7 +116,7 @@ export function integrationsService(deps: {
         created_at: now,
         updated_at: now,
       };
-      await store.db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         await repo.insert(trx, row);
         await audit.record(trx, { orgId, action: 'integration.created', actor, target: { type: 'integration', id: row.id }, metadata: { name: row.name } });
       });
@@ -134,8 +134,8 @@ export function integrationsService(deps: {
         (after) => repo.page(store.db, orgId, query.clientId, query.limit, after), () => repo.count(store.db, orgId, query.clientId), (r) => toIntegration(r, reveal)));
     },
 
-    async update(orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody): Promise<Integration> {
-      const row = await store.db.transaction().execute(async (trx) => {
+    async update(orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody, db: Kysely<DB> = store.db): Promise<Integration> {
+      const row = await inTransaction(db, async (trx) => {
         await checkLinks(trx, orgId, input);
         const updated = await repo.update(trx, orgId, id, {
           ...(input.name !== undefined && { name: input.name }),

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Store } from '../../db/database.ts';
+import { inTransaction, type Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Mailer } from '../../infra/mailer.ts';
 import type { Actor } from '../../lib/actor.ts';
@@ -169,7 +169,7 @@ export function schedulesService(deps: {
     /** The handoff checker of a worker process, every `everyMs`. */
     startHandoffChecker: (everyMs: number): { stop(): Promise<void> } => periodic(everyMs, checkHandoffs, deps.mail.log, 'handoff check failed'),
 
-    async create(orgId: string, actor: Actor, input: CreateScheduleBody): Promise<Schedule> {
+    async create(orgId: string, actor: Actor, input: CreateScheduleBody, db: Kysely<DB> = store.db): Promise<Schedule> {
       const errors = scheduleErrors({ timezone: input.timezone, layers: input.layers, overrides: input.overrides });
       if (errors.length > 0) throw refused(errors);
       const now = clock.now();
@@ -185,7 +185,7 @@ export function schedulesService(deps: {
         created_at: now,
         updated_at: now,
       };
-      await store.db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         await checkUsers(trx, orgId, input);
         await repo.insert(trx, row);
         await audit.record(trx, { orgId, action: 'schedule.created', actor, target: { type: 'schedule', id: row.id }, metadata: { name: row.name } });
@@ -203,10 +203,10 @@ export function schedulesService(deps: {
     },
 
     /** Partial: fields left out stay; `layers` and `overrides` given replace the stored ones whole. */
-    async update(orgId: string, actor: Actor, id: string, input: UpdateScheduleBody): Promise<Schedule> {
+    async update(orgId: string, actor: Actor, id: string, input: UpdateScheduleBody, db: Kysely<DB> = store.db): Promise<Schedule> {
       const errors = scheduleErrors({ timezone: input.timezone, layers: input.layers, overrides: input.overrides });
       if (errors.length > 0) throw refused(errors);
-      const row = await store.db.transaction().execute(async (trx) => {
+      const row = await inTransaction(db, async (trx) => {
         await found(trx, orgId, id);
         await checkUsers(trx, orgId, input);
         const updated = await repo.update(trx, orgId, id, {

@@ -1,5 +1,5 @@
 import type { Kysely, Updateable } from 'kysely';
-import type { Store } from '../../db/database.ts';
+import { inTransaction, type Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { AllowList } from '../../infra/outbound.ts';
 import type { Actor } from '../../lib/actor.ts';
@@ -120,7 +120,7 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
   }
 
   return {
-    async create(orgId: string, actor: Actor, input: CreateWorkflowBody): Promise<Workflow> {
+    async create(orgId: string, actor: Actor, input: CreateWorkflowBody, db: Kysely<DB> = store.db): Promise<Workflow> {
       const checked = checkDefinition(input.conditions ?? null, input.actions);
       const { actions, references } = checked.actions as { actions: WorkflowAction[]; references: Reference[] };
       const stored = settleSecrets(actions, []);
@@ -138,7 +138,7 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
         created_at: now,
         updated_at: now,
       };
-      await store.db.transaction().execute(async (trx) => {
+      await inTransaction(db, async (trx) => {
         await checkReferences(trx, orgId, references);
         await repo.insert(trx, row);
         await audit.record(trx, { orgId, action: 'workflow.created', actor, target: { type: 'workflow', id: row.id }, metadata: { name: row.name, trigger: row.trigger } });
@@ -156,9 +156,9 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
     },
 
     /** Partial update. New actions are checked as a whole; a masked webhook secret keeps the stored one. */
-    async update(orgId: string, actor: Actor, id: string, input: UpdateWorkflowBody): Promise<Workflow> {
+    async update(orgId: string, actor: Actor, id: string, input: UpdateWorkflowBody, db: Kysely<DB> = store.db): Promise<Workflow> {
       const checked = checkDefinition(input.conditions, input.actions);
-      const row = await store.db.transaction().execute(async (trx) => {
+      const row = await inTransaction(db, async (trx) => {
         const current = await getRow(trx, orgId, id);
         const changes: Updateable<WorkflowRow> = {
           ...(input.name !== undefined && { name: input.name }),
