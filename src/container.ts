@@ -21,6 +21,7 @@ import { heartbeatsService } from './modules/heartbeats/heartbeats-service.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
 import { incidentsService } from './modules/incidents/incidents-service.ts';
 import { liveRepo } from './modules/live/live-repo.ts';
+import { liveFeed } from './modules/live/live-feed.ts';
 import { liveService } from './modules/live/live-service.ts';
 import { createMetrics } from './infra/metrics.ts';
 import { limiterFactory } from './infra/rate-limit.ts';
@@ -111,7 +112,9 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors, mail: { mailer, from: config.smtpFrom, baseUrl: config.baseUrl, log } });
-  const incidentRows = incidentsRepo();
+  // The live stream's writing side: what alerts and incidents record is read by the live service (made below).
+  const liveEvents = liveFeed({ dialect: store.dialect, wake: () => live.nudge() });
+  const incidentRows = incidentsRepo({ live: liveEvents });
   const alertRows = alertsRepo(store);
   // Acknowledging, resolving or reassigning an incident stops or restarts its escalation (made further down).
   const incidents = incidentsService({

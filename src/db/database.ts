@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter, type RawBuilder } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql, type DialectAdapter, type KyselyConfig, type RawBuilder, type Transaction, type TransactionBuilder } from 'kysely';
 import type { StoreConfig } from '../config.ts';
 import type { DB } from './schema.ts';
 import type { DatabaseSync } from 'node:sqlite';
@@ -71,11 +71,51 @@ class MigratableSqliteDialect extends SqliteDialect {
   }
 }
 
+/** What each open transaction runs once it has committed (see `afterCommit`). */
+const commitHooks = new WeakMap<Transaction<DB>, Array<() => void>>();
+
+/**
+ * Kysely whose transactions can be told what to do once they have committed: a writer of alerts wakes the
+ * outbox relay and the live stream then, not before (they would read nothing yet) and not after a rollback.
+ */
+class CommitHookedKysely extends Kysely<DB> {
+  constructor(config: KyselyConfig) {
+    super(config);
+  }
+
+  override transaction(): TransactionBuilder<DB> {
+    const builder = super.transaction();
+    const execute = builder.execute.bind(builder);
+    return Object.assign(builder, {
+      async execute<T>(callback: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+        const hooks: Array<() => void> = [];
+        const result = await execute((trx) => {
+          commitHooks.set(trx, hooks);
+          return callback(trx);
+        });
+        for (const hook of hooks) hook();
+        return result;
+      },
+    });
+  }
+}
+
+/**
+ * Runs `fn` once what `db` wrote is committed: at once when `db` is not a transaction (its statements
+ * committed as they ran), else after the transaction commits (never, if it rolls back).
+ */
+export function afterCommit(db: Kysely<DB>, fn: () => void): void {
+  if (!db.isTransaction) return fn();
+  const hooks = commitHooks.get(db as Transaction<DB>);
+  if (!hooks) throw new Error('afterCommit: a transaction not opened through the store');
+  if (!hooks.includes(fn)) hooks.push(fn);
+}
+
 /** Opens the configured store; the PostgreSQL driver is loaded only when PostgreSQL is used. */
 export async function createStore(config: StoreConfig): Promise<Store> {
   if (config.kind === 'sqlite') {
     const { database, raw } = openSqlite(config.file);
-    const db = new Kysely<DB>({ dialect: new MigratableSqliteDialect({ database }) });
+    const db = new CommitHookedKysely({ dialect: new MigratableSqliteDialect({ database }) });
     const exclusive = <T,>(fn: (r: DatabaseSync) => T): Promise<T> => db.connection().execute(async () => fn(raw));
     return makeStore(db, 'sqlite', { file: config.file, raw, exclusive, read: (fn) => (raw.isTransaction ? exclusive(fn) : fn(raw)) });
   }
@@ -97,7 +137,7 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   // queries of a transaction (a database restart) would emit 'error' with nobody listening and end the process.
   // The failure still reaches the caller through its next query, and release() discards the broken client.
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new CommitHookedKysely({ dialect: new PostgresDialect({ pool }) });
   const prepared: PgPrepared = { run: async (name, text, values) => (await pool.query({ name, text, values })).rows };
   return makeStore(db, 'postgres', null, prepared, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
 }

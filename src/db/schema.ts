@@ -260,7 +260,7 @@ export interface DB {
   escalation_steps: { escalation_id: string; repeat: number; step: number; fired_at: number };
   page_link_uses: { token_hash: string; org_id: string; incident_id: string; recipient_id: string | null; action: string; used_at: number };
   alert_counts: { org_id: string; status: string; shard: number; n: number };
-  /** Bumped by triggers whenever what ingest caches per organization changes (migration 0008). */
+  /** Bumped whenever what ingest caches per organization changes (config-versions.ts). */
   config_versions: { org_id: string; version: number };
   heartbeats: {
     id: string;

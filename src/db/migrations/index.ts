@@ -18,6 +18,7 @@ import m0017 from './0017_alert_fingerprint_indexes.ts';
 import m0018 from './0018_new_alert_writes.ts';
 import m0019 from './0019_integration_vendor_keys.ts';
 import m0020 from './0020_import_links.ts';
+import m0021 from './0021_config_and_incident_events_in_code.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -41,6 +42,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0018_new_alert_writes', m0018],
   ['0019_integration_vendor_keys', m0019],
   ['0020_import_links', m0020],
+  ['0021_config_and_incident_events_in_code', m0021],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -2,6 +2,7 @@ import type { Kysely, Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
+import { bumpConfigVersion } from '../ingest/config-versions.ts';
 
 export type ClientRow = DB['clients'];
 
@@ -18,7 +19,11 @@ export async function bySlugs(db: Kysely<DB>, orgId: string, slugs: string[]): P
 export function clientsRepo() {
   const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('clients').where('org_id', '=', orgId);
   return {
-    insert: (db: Kysely<DB>, row: ClientRow) => db.insertInto('clients').values(row).execute(),
+    // Every write of a client invalidates ingest's caches (it matches labels.client against the slugs).
+    async insert(db: Kysely<DB>, row: ClientRow): Promise<void> {
+      await db.insertInto('clients').values(row).execute();
+      await bumpConfigVersion(db, row.org_id);
+    },
     get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
     bySlugs,
     /** Every client of the organization, by slug (ingest caches them). */
@@ -26,11 +31,16 @@ export function clientsRepo() {
     page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
       keysetPage(scoped(db, orgId).selectAll(), limit, after).execute(),
     count: (db: Kysely<DB>, orgId: string) => countRows(scoped(db, orgId)),
-    update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<ClientRow>) =>
-      db.updateTable('clients').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
+    async update(db: Kysely<DB>, orgId: string, id: string, changes: Updateable<ClientRow>): Promise<ClientRow | undefined> {
+      const row = await db.updateTable('clients').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst();
+      if (row) await bumpConfigVersion(db, orgId);
+      return row;
+    },
     remove: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> => {
       const r = await db.deleteFrom('clients').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) === 1;
+      if (Number(r.numDeletedRows) === 0) return false;
+      await bumpConfigVersion(db, orgId);
+      return true;
     },
     /** Whether a suppression window is scoped to the client. */
     hasSuppressionWindows: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> =>

@@ -3,6 +3,7 @@ import { OPEN_STATUSES, SEVERITIES } from '../alerts/alerts-fns.ts';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
+import type { LiveChange, LiveFeed } from '../live/live-feed.ts';
 import { MAX_DETAIL_ITEMS, OPEN_INCIDENT_STATUSES } from './incidents-schemas.ts';
 
 export type IncidentRow = DB['incidents'];
@@ -18,7 +19,15 @@ export interface IncidentFilter {
 const rank = (value: RawBuilder<unknown>) =>
   sql`case ${value} ${sql.join(SEVERITIES.map((v, i) => sql`when ${sql.lit(v)} then ${sql.lit(i)}`), sql` `)} else ${sql.lit(SEVERITIES.length)} end`;
 
-export function incidentsRepo() {
+/** The columns whose change the dashboard's live stream announces. */
+const WATCHED: ReadonlyArray<keyof IncidentRow> = ['status', 'assignee_id', 'alert_count', 'severity'];
+
+const liveChange = (r: Pick<IncidentRow, 'id' | 'org_id' | 'status' | 'severity' | 'title' | 'updated_at'>, type: 'incident.created' | 'incident.updated'): LiveChange =>
+  ({ orgId: r.org_id, type, id: r.id, status: r.status, severity: r.severity, title: r.title, at: r.updated_at });
+
+/** Incidents' one writer: every write also feeds the live stream, in the same transaction. */
+export function incidentsRepo(deps: { live: Pick<LiveFeed, 'record'> }) {
+  const { live } = deps;
   const filtered = (db: Kysely<DB>, orgId: string, f: IncidentFilter) => {
     let q = db.selectFrom('incidents').where('org_id', '=', orgId);
     if (f.status?.length) q = q.where('status', 'in', f.status);
@@ -47,9 +56,15 @@ export function incidentsRepo() {
     },
     setCounter: (db: Kysely<DB>, orgId: string, n: number) =>
       db.updateTable('incident_counters').set({ last_number: n }).where('org_id', '=', orgId).execute(),
-    insert: (db: Kysely<DB>, row: IncidentRow) => db.insertInto('incidents').values(row).execute(),
-    update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<IncidentRow>) =>
-      db.updateTable('incidents').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
+    async insert(db: Kysely<DB>, row: IncidentRow): Promise<void> {
+      await db.insertInto('incidents').values(row).execute();
+      await live.record(db, [liveChange(row, 'incident.created')]);
+    },
+    async update(db: Kysely<DB>, orgId: string, id: string, changes: Updateable<IncidentRow>): Promise<IncidentRow | undefined> {
+      const row = await db.updateTable('incidents').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst();
+      if (row && WATCHED.some((k) => k in changes)) await live.record(db, [liveChange(row, 'incident.updated')]);
+      return row;
+    },
     /**
      * Counts an alert into an incident, once: only an alert not yet in it moves. The count and the worst
      * severity are computed in the statement, so alerts joining at the same moment lose no update.
@@ -60,13 +75,14 @@ export function incidentsRepo() {
         .where((eb) => eb.or([eb('incident_id', 'is', null), eb('incident_id', '!=', incident.id)]))
         .executeTakeFirst();
       if (Number(moved.numUpdatedRows) === 0) return false;
-      await db.updateTable('incidents')
+      const row = await db.updateTable('incidents')
         .set((eb) => ({
           alert_count: eb('alert_count', '+', 1),
           severity: sql<string>`case when ${rank(sql`${severity}`)} < ${rank(sql.ref('severity'))} then ${severity} else severity end`,
           updated_at: at,
         }))
-        .where('id', '=', incident.id).execute();
+        .where('id', '=', incident.id).returning(['id', 'org_id', 'status', 'severity', 'title', 'updated_at']).executeTakeFirstOrThrow();
+      await live.record(db, [liveChange(row, 'incident.updated')]);
       return true;
     },
     /** The distinct severities of the incident's alerts. */

@@ -25,8 +25,8 @@ function bounded<T>(map: Map<string, T>, key: string, value: T): void {
 /**
  * Integrations by token, and each organization's windows and client slugs, cached in this process and valid
  * while the organization's config version is the one they were read with. The version is read on every
- * request — one primary-key lookup instead of the three reads it replaces — and triggers bump it in the same
- * transaction as any change (migration 0008), on whichever instance or process makes it: a rotated,
+ * request — one primary-key lookup instead of the three reads it replaces — and every writer of those rows bumps
+ * it in the same transaction (config-versions.ts), on whichever instance or process makes it: a rotated,
  * disabled or deleted token, a new window or a renamed client is seen by the next request everywhere.
  */
 export function ingestCache(deps: {

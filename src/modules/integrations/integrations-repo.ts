@@ -2,6 +2,7 @@ import { sql, type Kysely, type Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
+import { bumpConfigVersion } from '../ingest/config-versions.ts';
 
 export type IntegrationRow = DB['integrations'];
 export type RejectionRow = DB['integration_rejections'];
@@ -34,8 +35,12 @@ export function integrationsRepo() {
     page: (db: Kysely<DB>, orgId: string, clientId: string | undefined, limit: number, after: Keyset | null) =>
       keysetPage(listed(db, orgId, clientId).selectAll(), limit, after).execute(),
     count: (db: Kysely<DB>, orgId: string, clientId: string | undefined) => countRows(listed(db, orgId, clientId)),
-    update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<IntegrationRow>) =>
-      db.updateTable('integrations').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
+    /** Any change of an integration (token, keys, enabled, mapping, client…) invalidates ingest's caches. */
+    async update(db: Kysely<DB>, orgId: string, id: string, changes: Updateable<IntegrationRow>): Promise<IntegrationRow | undefined> {
+      const row = await db.updateTable('integrations').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst();
+      if (row) await bumpConfigVersion(db, orgId);
+      return row;
+    },
     /** Adds counts gathered since the last flush; instances add their own deltas, so none overwrites another. */
     addCounts: (db: Kysely<DB>, id: string, d: CountDelta) =>
       db.updateTable('integrations')
@@ -59,7 +64,9 @@ export function integrationsRepo() {
     remove: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> => {
       await db.deleteFrom('integration_rejections').where('org_id', '=', orgId).where('integration_id', '=', id).execute();
       const r = await db.deleteFrom('integrations').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) === 1;
+      if (Number(r.numDeletedRows) === 0) return false;
+      await bumpConfigVersion(db, orgId);
+      return true;
     },
   };
 }

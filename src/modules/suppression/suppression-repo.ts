@@ -5,6 +5,7 @@ import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { ConditionLeaf, ConditionSubject } from '../../lib/conditions.ts';
 import type { Keyset } from '../../lib/pagination.ts';
+import { bumpConfigVersion } from '../ingest/config-versions.ts';
 import type { SuppressionWindow } from './suppression-fns.ts';
 
 export type SuppressionRow = DB['suppression_windows'];
@@ -41,16 +42,25 @@ export function suppressionRepo(store: Store) {
 
   return {
     toWindow,
-    insert: (db: Kysely<DB>, row: SuppressionRow) => db.insertInto('suppression_windows').values(row).execute(),
+    // Every write of a window invalidates ingest's caches (it suppresses new alerts as they arrive).
+    async insert(db: Kysely<DB>, row: SuppressionRow): Promise<void> {
+      await db.insertInto('suppression_windows').values(row).execute();
+      await bumpConfigVersion(db, row.org_id);
+    },
     get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
     page: (db: Kysely<DB>, orgId: string, clientId: string | undefined, limit: number, after: Keyset | null) =>
       keysetPage(listed(db, orgId, clientId).selectAll(), limit, after).execute(),
     count: (db: Kysely<DB>, orgId: string, clientId: string | undefined) => countRows(listed(db, orgId, clientId)),
-    update: (db: Kysely<DB>, orgId: string, id: string, changes: Updateable<SuppressionRow>) =>
-      db.updateTable('suppression_windows').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
+    async update(db: Kysely<DB>, orgId: string, id: string, changes: Updateable<SuppressionRow>): Promise<SuppressionRow | undefined> {
+      const row = await db.updateTable('suppression_windows').set(changes).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst();
+      if (row) await bumpConfigVersion(db, orgId);
+      return row;
+    },
     remove: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> => {
       const r = await db.deleteFrom('suppression_windows').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
-      return Number(r.numDeletedRows) === 1;
+      if (Number(r.numDeletedRows) === 0) return false;
+      await bumpConfigVersion(db, orgId);
+      return true;
     },
     clientExists: async (db: Kysely<DB>, orgId: string, clientId: string): Promise<boolean> =>
       (await db.selectFrom('clients').select('id').where('org_id', '=', orgId).where('id', '=', clientId).executeTakeFirst()) !== undefined,
