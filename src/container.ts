@@ -28,6 +28,9 @@ import { limiterFactory } from './infra/rate-limit.ts';
 import { systemClock, type Clock } from './lib/clock.ts';
 import { errorSummary } from './lib/logger.ts';
 import { CursorCodec } from './lib/pagination.ts';
+import { analyticsRepo } from './modules/analytics/analytics-repo.ts';
+import { analyticsService } from './modules/analytics/analytics-service.ts';
+import { clientBoardService } from './modules/analytics/client-board-service.ts';
 import { alertsRepo } from './modules/alerts/alerts-repo.ts';
 import { alertsService } from './modules/alerts/alerts-service.ts';
 import { apiKeysRepo } from './modules/api-keys/api-keys-repo.ts';
@@ -129,7 +132,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     forgetMember: [incidents.unassignMember, schedules.forgetMember],
   });
   const contacts = contactsService({ store, repo: contactsRepo(), audit, clock, outboundAllow: config.outboundAllow });
-  const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, clock });
+  const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, audit, clock });
   const auth = authService({
     store, repo: authRepo(), orgs, users, audit, clock, log,
     sessionLimits: { idleMs: config.sessions.idleMinutes * 60_000, absoluteMs: config.sessions.absoluteHours * 3_600_000 },
@@ -153,6 +156,9 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     }),
   });
   const ingest = ingestService({ store, repo: ingestRows, cache: ingestConfig, clock, batchMax: config.ingestBatchMax, writerThread: config.ingestWriterThread });
+  const analyticsRows = analyticsRepo();
+  const analytics = analyticsService({ store, repo: analyticsRows, clock });
+  const clientBoard = clientBoardService({ store, repo: analyticsRows, analytics, suppression: suppressionRows, clock });
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
   const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
   const notifications = notificationsService({
@@ -224,6 +230,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     clients,
     integrations,
     alerts,
+    analytics,
+    clientBoard,
     ingest,
     ingestCache: ingestConfig,
     suppression,

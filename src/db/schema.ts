@@ -1,9 +1,27 @@
 import type { Generated } from 'kysely';
 
+/** The additive measures of the analytics rollups (migration 0019). */
+export interface AnalyticsCounts {
+  alerts: number;
+  occurrences: number;
+  quick_resolves: number;
+  incidents: number;
+  pages: number;
+  flaps: number;
+}
+
 /** Row types of every table. Timestamps are epoch milliseconds; JSON columns hold text (SQLite) or jsonb (PostgreSQL). */
 export interface DB {
   meta: { key: string; value: string };
-  orgs: { id: string; name: string; created_at: number };
+  orgs: {
+    id: string;
+    name: string;
+    created_at: number;
+    /** IANA zone of the organization's days, weeks and months (migration 0019). */
+    timezone: Generated<string>;
+    /** JSON array of the label keys analytics rolls up. */
+    analytics_labels: Generated<string>;
+  };
   users: {
     id: string;
     org_id: string;
@@ -13,6 +31,8 @@ export interface DB {
     password_hash: string | null;
     created_at: number;
     updated_at: number;
+    /** IANA zone of the member's working hours; null: the organization's. */
+    timezone: Generated<string | null>;
   };
   sessions: {
     id_hash: string;
@@ -97,6 +117,8 @@ export interface DB {
     notes: string | null;
     created_at: number;
     updated_at: number;
+    /** JSON array of the addresses the monthly report goes to. */
+    report_recipients: Generated<string>;
   };
   suppression_windows: {
     id: string;
@@ -304,6 +326,32 @@ export interface DB {
     resolved_by_type: string | null;
     resolved_by_id: string | null;
     suppression_id: string | null;
+    created_at: number;
+    updated_at: number;
+  };
+  analytics_hourly: AnalyticsCounts & { org_id: string; dim: string; hour: number; key: string };
+  analytics_daily: AnalyticsCounts & { org_id: string; dim: string; day: number; key: string };
+  analytics_noisy: AnalyticsCounts & { org_id: string; day: number; integration_id: string; fingerprint: string; client_id: string; title: string };
+  analytics_pages: { org_id: string; day: number; user_id: string; client_id: string; working: number; off_hours: number };
+  analytics_incidents: {
+    incident_id: string;
+    org_id: string;
+    opened_at: number;
+    severity: string;
+    client_id: string;
+    integration_id: string;
+    labels: string;
+    ack_ms: number | null;
+    resolve_ms: number | null;
+    page_ms: number | null;
+  };
+  client_report_sends: {
+    org_id: string;
+    client_id: string;
+    period: string;
+    recipient: string;
+    status: string;
+    error: string | null;
     created_at: number;
     updated_at: number;
   };

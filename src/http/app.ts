@@ -13,6 +13,8 @@ import { authRoutes } from '../modules/auth/auth-routes.ts';
 import { clientsRoutes } from '../modules/clients/clients-routes.ts';
 import { contactsRoutes } from '../modules/contacts/contacts-routes.ts';
 import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
+import { analyticsRoutes } from '../modules/analytics/analytics-routes.ts';
+import { orgsRoutes } from '../modules/orgs/orgs-routes.ts';
 import { escalationsRoutes } from '../modules/escalations/escalations-routes.ts';
 import { pageLinkRoutes } from '../modules/escalations/page-links-routes.ts';
 import { heartbeatPingRoutes, heartbeatsRoutes } from '../modules/heartbeats/heartbeats-routes.ts';
@@ -165,6 +167,8 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     contactsRoutes(api, c.contacts);
     liveRoutes(api, { live: c.live, apiKeys: c.apiKeys, auth: c.auth, timing: c.liveTiming });
     escalationsRoutes(api, c.escalations);
+    analyticsRoutes(api, c.analytics, c.clientBoard);
+    orgsRoutes(api, c.orgs);
   }, { prefix: '/api/v1' });
 
   return app;

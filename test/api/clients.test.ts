@@ -53,7 +53,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(r.status, 201, r.raw);
       const d = r.body.data;
       assert.match(d.id, /^cli_/);
-      assert.deepEqual(d, { id: d.id, name: 'Acme Corp', slug: 'acme', contactEmail: null, notes: null, createdAt: iso(h.clock.now()), updatedAt: iso(h.clock.now()) });
+      assert.deepEqual(d, { id: d.id, name: 'Acme Corp', slug: 'acme', contactEmail: null, notes: null, reportRecipients: [], createdAt: iso(h.clock.now()), updatedAt: iso(h.clock.now()) });
       const full = await create(org, { name: 'Globex', slug: 'globex.eu_1-a', contactEmail: 'ops@globex.test', notes: 'Pager duty 24/7.\nCall first.' });
       assert.equal(full.slug, 'globex.eu_1-a');
       assert.equal(full.contactEmail, 'ops@globex.test');

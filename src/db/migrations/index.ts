@@ -19,6 +19,7 @@ import m0018 from './0018_new_alert_writes.ts';
 import m0019 from './0019_integration_vendor_keys.ts';
 import m0020 from './0020_import_links.ts';
 import m0021 from './0021_config_and_incident_events_in_code.ts';
+import m0022 from './0022_analytics.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -43,6 +44,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0019_integration_vendor_keys', m0019],
   ['0020_import_links', m0020],
   ['0021_config_and_incident_events_in_code', m0021],
+  ['0022_analytics', m0022],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

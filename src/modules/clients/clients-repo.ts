@@ -1,10 +1,10 @@
-import type { Kysely, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
 import { bumpConfigVersion } from '../ingest/config-versions.ts';
 
-export type ClientRow = DB['clients'];
+export type ClientRow = Selectable<DB['clients']>;
 
 /**
  * The clients of the organization whose slug is one of `slugs` (ingest matches `labels.client` against
@@ -20,7 +20,7 @@ export function clientsRepo() {
   const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('clients').where('org_id', '=', orgId);
   return {
     // Every write of a client invalidates ingest's caches (it matches labels.client against the slugs).
-    async insert(db: Kysely<DB>, row: ClientRow): Promise<void> {
+    async insert(db: Kysely<DB>, row: Insertable<DB['clients']>): Promise<void> {
       await db.insertInto('clients').values(row).execute();
       await bumpConfigVersion(db, row.org_id);
     },

@@ -16,6 +16,10 @@ const fields = {
   }),
   contactEmail: Nullable(Type.String({ format: 'email', maxLength: 320 })),
   notes: Nullable(Type.String({ maxLength: 10_000 })),
+  reportRecipients: Type.Array(Type.String({ format: 'email', maxLength: 320 }), {
+    maxItems: 20, uniqueItems: true,
+    description: 'Who receives the client\'s monthly report by email, on the 1st of each month (in the organization\'s time zone) for the month before; empty: nobody.',
+  }),
 };
 
 export const Client = Type.Object(
@@ -25,6 +29,7 @@ export const Client = Type.Object(
     slug: Type.String({ description: SLUG_DESCRIPTION }),
     contactEmail: Nullable(Type.String()),
     notes: Nullable(Type.String()),
+    reportRecipients: Type.Array(Type.String(), { description: 'Who receives the monthly report by email.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -33,7 +38,10 @@ export const Client = Type.Object(
 export type Client = Static<typeof Client>;
 
 export const CreateClientBody = Type.Object(
-  { name: fields.name, slug: fields.slug, contactEmail: Type.Optional(fields.contactEmail), notes: Type.Optional(fields.notes) },
+  {
+    name: fields.name, slug: fields.slug, contactEmail: Type.Optional(fields.contactEmail), notes: Type.Optional(fields.notes),
+    reportRecipients: Type.Optional(fields.reportRecipients),
+  },
   { additionalProperties: false },
 );
 export type CreateClientBody = Static<typeof CreateClientBody>;

@@ -16,6 +16,7 @@ const toClient = (r: ClientRow): Client => ({
   slug: r.slug,
   contactEmail: r.contact_email,
   notes: r.notes,
+  reportRecipients: JSON.parse(r.report_recipients) as string[],
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
 });
@@ -43,6 +44,7 @@ export function clientsService(deps: { store: Store; repo: ClientsRepo; audit: A
         slug: input.slug,
         contact_email: input.contactEmail ?? null,
         notes: input.notes ?? null,
+        report_recipients: JSON.stringify(input.reportRecipients ?? []),
         created_at: now,
         updated_at: now,
       };
@@ -71,6 +73,7 @@ export function clientsService(deps: { store: Store; repo: ClientsRepo; audit: A
           ...(input.slug !== undefined && { slug: input.slug }),
           ...(input.contactEmail !== undefined && { contact_email: input.contactEmail }),
           ...(input.notes !== undefined && { notes: input.notes }),
+          ...(input.reportRecipients !== undefined && { report_recipients: JSON.stringify(input.reportRecipients) }),
           updated_at: clock.now(),
         });
         if (!updated) throw notFound('Client');

@@ -1,15 +1,15 @@
-import type { Kysely, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
 
-export type UserRow = DB['users'];
+export type UserRow = Selectable<DB['users']>;
 export type PasswordLinkRow = DB['password_links'];
 
 export function usersRepo() {
   const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('users').where('org_id', '=', orgId);
   return {
-    insert: (db: Kysely<DB>, user: UserRow) => db.insertInto('users').values(user).execute(),
+    insert: (db: Kysely<DB>, user: Insertable<DB['users']>) => db.insertInto('users').values(user).execute(),
     get: (db: Kysely<DB>, orgId: string, id: string) => scoped(db, orgId).selectAll().where('id', '=', id).executeTakeFirst(),
     page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
       keysetPage(scoped(db, orgId).selectAll(), limit, after).execute(),

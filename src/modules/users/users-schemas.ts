@@ -11,6 +11,7 @@ export const User = Type.Object(
     email: Type.String(),
     name: Type.String(),
     role: StringEnum(ROLES),
+    timezone: Type.Union([Type.String(), Type.Null()], { description: 'IANA time zone of the member\'s working hours (analytics counts pages outside them as nights and weekends); null: the organization\'s.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -21,6 +22,7 @@ export const UserList = listOf(User);
 export const UserListQuery = Type.Object(PageQuery);
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Zone = Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], { description: 'An IANA time zone such as Europe/Berlin, or null for the organization\'s.' });
 export const NewPassword = Type.String({ minLength: 12, maxLength: 1024, description: 'At least 12 characters.' });
 
 export const CreateUserBody = Type.Object(
@@ -52,12 +54,13 @@ export const UpdateUserBody = Type.Object(
   {
     name: Type.Optional(Name),
     role: Type.Optional(StringEnum(ROLES, { description: 'Only an owner may make or unmake an owner; the last owner cannot be demoted (409).' })),
+    timezone: Type.Optional(Zone),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateUserBody = Static<typeof UpdateUserBody>;
 
-export const UpdateMeBody = Type.Object({ name: Name }, { additionalProperties: false });
+export const UpdateMeBody = Type.Object({ name: Type.Optional(Name), timezone: Type.Optional(Zone) }, { additionalProperties: false, minProperties: 1 });
 
 export const ChangePasswordBody = Type.Object(
   { currentPassword: Type.String({ minLength: 1, maxLength: 1024 }), newPassword: NewPassword },

@@ -7,7 +7,7 @@ import type { Mailer } from '../../infra/mailer.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
-import { AppError, conflict, notFound } from '../../lib/errors.ts';
+import { AppError, conflict, invalid, notFound } from '../../lib/errors.ts';
 import { errorSummary } from '../../lib/logger.ts';
 import { newId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
@@ -16,6 +16,7 @@ import type { AuditService } from '../audit/audit-service.ts';
 import { grantRefusal, type Grantor } from '../api-keys/api-keys-fns.ts';
 import { hashToken, newToken, scopesOfRole } from '../auth/auth-fns.ts';
 import { escapeHtml, messageId } from '../notifications/notifications-fns.ts';
+import { isValidTimezone } from '../suppression/recurrence-fns.ts';
 import type { UserRow, UsersRepo } from './users-repo.ts';
 import type { CreatedUser, CreateUserBody, Role, UpdateUserBody, User } from './users-schemas.ts';
 
@@ -28,6 +29,7 @@ export const toUser = (r: UserRow): User => ({
   email: r.email,
   name: r.name,
   role: r.role as Role,
+  timezone: r.timezone,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
 });
@@ -122,6 +124,7 @@ export function usersService(deps: {
       name: input.name.trim() || email,
       role: input.role,
       password_hash: input.password ? await hashPassword(input.password) : null,
+      timezone: null,
       created_at: now,
       updated_at: now,
     };
@@ -162,6 +165,7 @@ export function usersService(deps: {
     },
 
     async update(orgId: string, actor: Actor, id: string, input: UpdateUserBody, caller: Grantor | null): Promise<User> {
+      if (input.timezone != null && !isValidTimezone(input.timezone)) throw invalid('/timezone', 'must be an IANA time zone such as Europe/Berlin, or null');
       const row = await inTransaction(store.db, async (trx) => {
         await repo.lockRoles(trx, orgId);
         const before = await found(trx, orgId, id);
@@ -173,6 +177,7 @@ export function usersService(deps: {
         const updated = await repo.update(trx, orgId, id, {
           ...(input.name !== undefined && { name: input.name.trim() || before.email }),
           ...(input.role !== undefined && { role: input.role }),
+          ...(input.timezone !== undefined && { timezone: input.timezone }),
           updated_at: clock.now(),
         });
         const changed = Object.fromEntries(Object.keys(input).map((k) => [k, { from: before[k as keyof UserRow], to: updated?.[k as keyof UserRow] }]));

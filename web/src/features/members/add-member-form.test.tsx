@@ -28,7 +28,7 @@ describe('AddMemberForm', () => {
 
 describe('LinkNotice', () => {
   const created: CreatedUser = {
-    id: 'usr_1', email: 'nora@example.test', name: 'Nora', role: 'member', createdAt: '2026-11-23T10:00:00.000Z', updatedAt: '2026-11-23T10:00:00.000Z',
+    id: 'usr_1', email: 'nora@example.test', name: 'Nora', role: 'member', timezone: null, createdAt: '2026-11-23T10:00:00.000Z', updatedAt: '2026-11-23T10:00:00.000Z',
     setPasswordLink: { url: 'https://alertflow.example/set-password?token=abc', expiresAt: '2026-11-26T10:00:00.000Z', emailed: false },
   };
 

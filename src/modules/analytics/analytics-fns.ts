@@ -1,0 +1,299 @@
+import type { AnalyticsCounts } from '../../db/schema.ts';
+import { weekdayOf, zoneClock } from '../schedules/zone-fns.ts';
+
+/**
+ * Analytics rollups, pure: what a change of an alert, incident or page adds to the counters (docs/analytics.md),
+ * and how counted rows are read back into buckets and percentiles. The alert writer hands its changes here as
+ * facts, in the transaction of the change; nothing reads raw alerts to answer an analytics question.
+ */
+
+export const HOUR_MS = 3_600_000;
+/** An alert resolved this soon after it opened is a candidate to tune (`quickResolves`). */
+export const QUICK_RESOLVE_MS = 60_000;
+/** Label values and titles are cut to this in rollup keys (a key of kilobytes would bloat every index). */
+const KEY_MAX = 200;
+
+export const MEASURES = ['alerts', 'occurrences', 'quickResolves', 'incidents', 'pages', 'flaps'] as const;
+export type Measure = (typeof MEASURES)[number];
+export type Counts = Record<Measure, number>;
+/** Each measure's column in the rollup tables. */
+export const COLUMNS: Readonly<Record<Measure, keyof AnalyticsCounts>> = {
+  alerts: 'alerts', occurrences: 'occurrences', quickResolves: 'quick_resolves', incidents: 'incidents', pages: 'pages', flaps: 'flaps',
+};
+export const zeroCounts = (): Counts => ({ alerts: 0, occurrences: 0, quickResolves: 0, incidents: 0, pages: 0, flaps: 0 });
+
+/** What analytics knows of an alert: its dimensions. */
+export interface AlertDims {
+  orgId: string;
+  severity: string;
+  clientId: string | null;
+  integrationId: string | null;
+  fingerprint: string;
+  title: string;
+  labels: Readonly<Record<string, string>>;
+}
+
+/** An organization's analytics settings: the zone its days are counted in, the label keys rolled up. */
+export interface OrgAnalytics {
+  zone: string;
+  labels: readonly string[];
+}
+
+/** A change analytics counts; `at` is when it happened. */
+export type Fact =
+  | { kind: 'alert_created'; alert: AlertDims; at: number }
+  /** A payload deduplicated into an open alert (`times` of them, merged by a batch). */
+  | { kind: 'alert_repeated'; alert: AlertDims; at: number; times: number }
+  /** Counted only when quick, in the hour the alert opened (so it compares with that hour's `alerts`). */
+  | { kind: 'alert_resolved'; alert: AlertDims; openedAt: number; at: number }
+  /** Dimensions of the incident's first alert, with the incident's severity. */
+  | { kind: 'incident_opened'; alert: AlertDims; at: number }
+  /** A page delivered about the alert; `person` when it went to a member (their zone decides night or day). */
+  | { kind: 'page_sent'; alert: AlertDims; at: number; person: { userId: string; zone: string } | null }
+  | { kind: 'flap_started'; alert: AlertDims; at: number };
+
+export type CountRow = Partial<Counts> & { dim: string; time: number; key: string };
+export type NoisyRow = Partial<Counts> & { day: number; integrationId: string; fingerprint: string; clientId: string; title: string };
+export interface PageRow {
+  day: number;
+  userId: string;
+  clientId: string;
+  working: number;
+  offHours: number;
+}
+
+/** What a set of facts adds, merged by row key; `orgId` on each map entry's row. */
+export interface Deltas {
+  hourly: Map<string, CountRow & { orgId: string }>;
+  daily: Map<string, CountRow & { orgId: string }>;
+  noisy: Map<string, NoisyRow & { orgId: string }>;
+  pages: Map<string, PageRow & { orgId: string }>;
+}
+
+const cut = (s: string): string => (s.length > KEY_MAX ? s.slice(0, KEY_MAX) : s);
+
+/** The dimension values of an alert: each dimension's rows add up to the organization's total ('' = none). */
+export function dimensions(a: AlertDims, labelKeys: readonly string[]): Array<[string, string]> {
+  return [
+    ['severity', a.severity],
+    ['client', a.clientId ?? ''],
+    ['integration', a.integrationId ?? ''],
+    ...labelKeys.map((k): [string, string] => [`label:${k}`, cut(a.labels[k] ?? '')]),
+  ];
+}
+
+/** The instant the local day containing `at` starts, in `zone`. */
+export function dayStart(at: number, zone: string): number {
+  const clock = zoneClock(zone);
+  const w = clock.wall(at);
+  return clock.instant({ year: w.year, month: w.month, day: w.day, hour: 0, minute: 0 });
+}
+
+/** Working hours: Monday to Friday, 09:00 to 18:00 on the person's own clock; the rest is nights and weekends. */
+export function isWorkingHours(at: number, zone: string): boolean {
+  const w = zoneClock(zone).wall(at);
+  return weekdayOf(w) <= 5 && w.hour >= 9 && w.hour < 18;
+}
+
+function add<T extends Partial<Counts>>(map: Map<string, T>, key: string, make: () => NoInfer<T>, counts: Partial<Counts>): T {
+  let row = map.get(key);
+  if (!row) map.set(key, (row = make()));
+  for (const m of MEASURES) {
+    const n = counts[m];
+    if (n) row[m] = (row[m] ?? 0) + n;
+  }
+  return row;
+}
+
+/** What a fact adds to the counters, and when it counts. */
+function countsOf(f: Fact): { at: number; counts: Partial<Counts> } | null {
+  switch (f.kind) {
+    case 'alert_created': return { at: f.at, counts: { alerts: 1, occurrences: 1 } };
+    case 'alert_repeated': return { at: f.at, counts: { occurrences: f.times } };
+    case 'alert_resolved': return f.at - f.openedAt < QUICK_RESOLVE_MS ? { at: f.openedAt, counts: { quickResolves: 1 } } : null;
+    case 'incident_opened': return { at: f.at, counts: { incidents: 1 } };
+    case 'page_sent': return { at: f.at, counts: { pages: 1 } };
+    case 'flap_started': return { at: f.at, counts: { flaps: 1 } };
+  }
+}
+
+export const emptyDeltas = (): Deltas => ({ hourly: new Map(), daily: new Map(), noisy: new Map(), pages: new Map() });
+
+/** The rows a batch of facts adds to, merged: one upsert per row however many facts touch it. */
+export function rollup(facts: readonly Fact[], settingsOf: (orgId: string) => OrgAnalytics, into: Deltas = emptyDeltas()): Deltas {
+  for (const f of facts) {
+    const c = countsOf(f);
+    if (!c) continue;
+    const a = f.alert;
+    const org = settingsOf(a.orgId);
+    const hour = Math.floor(c.at / HOUR_MS) * HOUR_MS;
+    const day = dayStart(c.at, org.zone);
+    for (const [dim, key] of dimensions(a, org.labels)) {
+      add(into.hourly, `${a.orgId}\u0000${dim}\u0000${hour}\u0000${key}`, () => ({ orgId: a.orgId, dim, time: hour, key }), c.counts);
+      add(into.daily, `${a.orgId}\u0000${dim}\u0000${day}\u0000${key}`, () => ({ orgId: a.orgId, dim, time: day, key }), c.counts);
+    }
+    // An incident is not one alert's noise: the noisy list counts what alerts did and caused.
+    if (f.kind !== 'incident_opened') {
+      const integrationId = a.integrationId ?? '';
+      const fingerprint = cut(a.fingerprint);
+      const row = add(into.noisy, `${a.orgId}\u0000${day}\u0000${integrationId}\u0000${fingerprint}`,
+        () => ({ orgId: a.orgId, day, integrationId, fingerprint, clientId: a.clientId ?? '', title: cut(a.title) }), c.counts);
+      // The latest title and client win, as they do on the alert.
+      row.title = cut(a.title);
+      row.clientId = a.clientId ?? '';
+    }
+    if (f.kind === 'page_sent' && f.person) {
+      const clientId = a.clientId ?? '';
+      const key = `${a.orgId}\u0000${day}\u0000${f.person.userId}\u0000${clientId}`;
+      let row = into.pages.get(key);
+      if (!row) into.pages.set(key, (row = { orgId: a.orgId, day, userId: f.person.userId, clientId, working: 0, offHours: 0 }));
+      if (isWorkingHours(f.at, f.person.zone)) row.working += 1;
+      else row.offHours += 1;
+    }
+  }
+  return into;
+}
+
+/** Rows in key order: two transactions that touch the same rows lock them in the same order. */
+export const sortedRows = <T,>(map: Map<string, T>): T[] => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+
+// ---- Reading back ----
+
+export const BUCKETS = ['hour', 'day', 'week', 'month'] as const;
+export type Bucket = (typeof BUCKETS)[number];
+/** The longest range each bucket answers (points on a chart, rows read). */
+export const MAX_RANGE_DAYS: Readonly<Record<Bucket, number>> = { hour: 31, day: 400, week: 400, month: 400 };
+
+/**
+ * The buckets covering [from, to): starts of UTC hours, or of local days, weeks (Monday) or months in `zone`.
+ * The range is widened to whole buckets; the last element is the end of the last bucket. Days are 23 or 25
+ * hours long across a DST change, as the zone's clocks say.
+ */
+export function bucketEdges(from: number, to: number, bucket: Bucket, zone: string): number[] {
+  if (bucket === 'hour') {
+    const edges: number[] = [];
+    for (let t = Math.floor(from / HOUR_MS) * HOUR_MS; ; t += HOUR_MS) {
+      edges.push(t);
+      if (t >= to) break;
+    }
+    return edges;
+  }
+  const clock = zoneClock(zone);
+  const w = clock.wall(from);
+  let cursor = { year: w.year, month: w.month, day: w.day, hour: 0, minute: 0 };
+  if (bucket === 'week') cursor = shiftDays(cursor, 1 - weekdayOf(cursor));
+  if (bucket === 'month') cursor = { ...cursor, day: 1 };
+  const edges: number[] = [];
+  for (;;) {
+    const t = clock.instant(cursor);
+    edges.push(t);
+    if (t >= to) break;
+    cursor = bucket === 'day' ? shiftDays(cursor, 1) : bucket === 'week' ? shiftDays(cursor, 7) : nextMonth(cursor);
+  }
+  return edges;
+}
+
+type Day = { year: number; month: number; day: number; hour: number; minute: number };
+const shiftDays = (d: Day, n: number): Day => {
+  const x = new Date(Date.UTC(d.year, d.month - 1, d.day + n));
+  return { year: x.getUTCFullYear(), month: x.getUTCMonth() + 1, day: x.getUTCDate(), hour: 0, minute: 0 };
+};
+const nextMonth = (d: Day): Day => (d.month === 12 ? { ...d, year: d.year + 1, month: 1 } : { ...d, month: d.month + 1 });
+
+/** The starts of the last `n` local days up to the one containing `at` (today last), and the end of today. */
+export function lastDays(at: number, n: number, zone: string): number[] {
+  const clock = zoneClock(zone);
+  const w = clock.wall(at);
+  const first = shiftDays({ year: w.year, month: w.month, day: w.day, hour: 0, minute: 0 }, 1 - n);
+  return bucketEdges(clock.instant(first), at + 1, 'day', zone);
+}
+
+/** The bucket of an instant: the index i with edges[i] <= t < edges[i + 1], or -1 outside. */
+export function bucketOf(edges: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = edges.length - 1;
+  if (t < (edges[0] as number) || t >= (edges[hi] as number)) return -1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if ((edges[mid] as number) <= t) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export interface Spread {
+  count: number;
+  /** Milliseconds; null without values. */
+  median: number | null;
+  p90: number | null;
+}
+
+/** The nearest-rank percentile: the smallest value with at least p % of the values at or below it. */
+export function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+export function spread(values: number[]): Spread {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { count: sorted.length, median: percentile(sorted, 50), p90: percentile(sorted, 90) };
+}
+
+/** A month of the zone's calendar, `YYYY-MM`, as its [from, to) instants. */
+export function monthRange(period: string, zone: string): { from: number; to: number } | null {
+  const m = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(period);
+  if (!m) return null;
+  const clock = zoneClock(zone);
+  const first = { year: Number(m[1]), month: Number(m[2]), day: 1, hour: 0, minute: 0 };
+  return { from: clock.instant(first), to: clock.instant(nextMonth(first)) };
+}
+
+/** The month before the one containing `at`, in the zone: `YYYY-MM`. */
+export function previousMonth(at: number, zone: string): string {
+  const w = zoneClock(zone).wall(at);
+  const year = w.month === 1 ? w.year - 1 : w.year;
+  const month = w.month === 1 ? 12 : w.month - 1;
+  return `${year}-${String(month).padStart(2, '0')}`;
+}
+
+/** The period before a `YYYY-MM` one. */
+export function periodBefore(period: string): string {
+  const [y, m] = period.split('-').map(Number) as [number, number];
+  return m === 1 ? `${y - 1}-12` : `${y}-${String(m - 1).padStart(2, '0')}`;
+}
+
+/** Change from `before` to `now` in percent, rounded to one decimal; null when there was nothing before. */
+export const trendPercent = (now: number, before: number): number | null => (before === 0 ? null : Math.round(((now - before) / before) * 1000) / 10);
+
+/**
+ * The length of the union of intervals clipped to [from, to): how long at least one was open. Intervals with a
+ * null end are still open (they end at `to`).
+ */
+export function coveredMs(intervals: ReadonlyArray<{ start: number; end: number | null }>, from: number, to: number): number {
+  const clipped = intervals
+    .map((i) => ({ start: Math.max(i.start, from), end: Math.min(i.end ?? to, to) }))
+    .filter((i) => i.end > i.start)
+    .sort((a, b) => a.start - b.start);
+  let total = 0;
+  let curStart = -Infinity;
+  let curEnd = -Infinity;
+  for (const i of clipped) {
+    if (i.start > curEnd) {
+      if (curEnd > curStart) total += curEnd - curStart;
+      curStart = i.start;
+      curEnd = i.end;
+    } else if (i.end > curEnd) curEnd = i.end;
+  }
+  if (curEnd > curStart) total += curEnd - curStart;
+  return total;
+}
+
+/**
+ * How much a client needs attention now, for sorting the client board: an open critical alert outweighs any
+ * number of incidents and high alerts a board shows, an open incident outweighs high alerts; a client in
+ * maintenance keeps a tenth (its alerts are expected).
+ */
+export function attention(t: { openCritical: number; openHigh: number; openIncidents: number; maintenance: unknown }): number {
+  const score = t.openCritical * 10_000 + t.openIncidents * 100 + t.openHigh;
+  return t.maintenance === null ? score : Math.floor(score / 10);
+}

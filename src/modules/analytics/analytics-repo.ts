@@ -1,0 +1,151 @@
+import { sql, type Kysely } from 'kysely';
+import type { AnalyticsCounts, DB } from '../../db/schema.ts';
+import { COLUMNS, MEASURES, sortedRows, type CountRow, type Deltas, type Measure } from './analytics-fns.ts';
+
+/** Rows per multi-row statement: well under SQLite's 32,766 bound variables. */
+const CHUNK = 200;
+
+const chunks = <T,>(rows: T[]): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
+  return out;
+};
+
+const countColumns = (r: Partial<Record<Measure, number>>): AnalyticsCounts =>
+  Object.fromEntries(MEASURES.map((m) => [COLUMNS[m], r[m] ?? 0])) as unknown as AnalyticsCounts;
+
+/** `table.col = table.col + excluded.col` for every measure: concurrent writers add, never overwrite. */
+const addUp = (table: string) => Object.fromEntries(MEASURES.map((m) => {
+  const c = COLUMNS[m];
+  return [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`];
+}));
+
+export type CountTable = 'analytics_hourly' | 'analytics_daily';
+export type IncidentFactRow = DB['analytics_incidents'];
+export type Duration = 'ack_ms' | 'resolve_ms' | 'page_ms';
+
+export function analyticsRepo() {
+  return {
+    /** Adds what a batch of changes counted, in the caller's transaction; rows go in key order (no deadlock between writers). */
+    async apply(db: Kysely<DB>, d: Deltas): Promise<void> {
+      for (const [table, map, time] of [['analytics_hourly', d.hourly, 'hour'], ['analytics_daily', d.daily, 'day']] as const) {
+        for (const part of chunks(sortedRows(map))) {
+          await db.insertInto(table)
+            .values(part.map((r) => ({ org_id: r.orgId, dim: r.dim, [time]: r.time, key: r.key, ...countColumns(r) }) as never))
+            .onConflict((oc) => oc.columns(['org_id', 'dim', time, 'key'] as never).doUpdateSet(addUp(table) as never))
+            .execute();
+        }
+      }
+      for (const part of chunks(sortedRows(d.noisy))) {
+        await db.insertInto('analytics_noisy')
+          .values(part.map((r) => ({ org_id: r.orgId, day: r.day, integration_id: r.integrationId, fingerprint: r.fingerprint, client_id: r.clientId, title: r.title, ...countColumns(r) })))
+          .onConflict((oc) => oc.columns(['org_id', 'day', 'integration_id', 'fingerprint']).doUpdateSet({
+            ...addUp('analytics_noisy'), title: sql.ref('excluded.title'), client_id: sql.ref('excluded.client_id'),
+          } as never))
+          .execute();
+      }
+      for (const part of chunks(sortedRows(d.pages))) {
+        await db.insertInto('analytics_pages')
+          .values(part.map((r) => ({ org_id: r.orgId, day: r.day, user_id: r.userId, client_id: r.clientId, working: r.working, off_hours: r.offHours })))
+          .onConflict((oc) => oc.columns(['org_id', 'day', 'user_id', 'client_id']).doUpdateSet({
+            working: sql<number>`analytics_pages.working + excluded.working`,
+            off_hours: sql<number>`analytics_pages.off_hours + excluded.off_hours`,
+          }))
+          .execute();
+      }
+    },
+
+    /** An incident's row, once (a retried workflow run does not count it twice). */
+    openIncident: (db: Kysely<DB>, row: IncidentFactRow) =>
+      db.insertInto('analytics_incidents').values(row).onConflict((oc) => oc.column('incident_id').doNothing()).execute(),
+
+    /** Fills one of the incident's durations the first time it happens (the first acknowledgement, …). */
+    incidentReached: (db: Kysely<DB>, orgId: string, incidentId: string, column: Duration, at: number) =>
+      db.updateTable('analytics_incidents').set({ [column]: sql<number>`${at} - opened_at` })
+        .where('org_id', '=', orgId).where('incident_id', '=', incidentId).where(column, 'is', null).execute(),
+
+    /** Counted rows of one dimension (and one of its values, when `key` is given) in [from, to). */
+    async counts(db: Kysely<DB>, table: CountTable, orgId: string, dim: string, key: string | null, from: number, to: number): Promise<CountRow[]> {
+      const time = table === 'analytics_hourly' ? 'hour' : 'day';
+      let q = db.selectFrom(table as 'analytics_hourly').select([sql<number>`${sql.ref(time)}`.as('time'), 'key', ...MEASURES.map((m) => COLUMNS[m])])
+        .where('org_id', '=', orgId).where('dim', '=', dim).where(sql.ref(time), '>=', from).where(sql.ref(time), '<', to);
+      if (key !== null) q = q.where('key', '=', key);
+      const rows = await q.execute();
+      return rows.map((r) => ({
+        dim, time: Number(r.time), key: r.key, ...Object.fromEntries(MEASURES.map((m) => [m, Number(r[COLUMNS[m]])])),
+      }));
+    },
+
+    /** The alerts that did most of `measure` over the local days [from, to), summed per integration and fingerprint. */
+    async noisy(db: Kysely<DB>, orgId: string, from: number, to: number, measure: Measure, limit: number, clientId: string | null) {
+      const col = COLUMNS[measure];
+      let q = db.selectFrom('analytics_noisy')
+        .select(['integration_id', 'fingerprint', sql<string>`max(title)`.as('title'), sql<string>`max(client_id)`.as('client_id'),
+          ...MEASURES.map((m) => sql<number>`sum(${sql.ref(COLUMNS[m])})`.as(COLUMNS[m]))])
+        .where('org_id', '=', orgId).where('day', '>=', from).where('day', '<', to);
+      if (clientId !== null) q = q.where('client_id', '=', clientId);
+      const rows = await q.groupBy(['integration_id', 'fingerprint'])
+        .having(sql<number>`sum(${sql.ref(col)})`, '>', 0)
+        .orderBy(sql`sum(${sql.ref(col)})`, 'desc').orderBy('fingerprint').limit(limit).execute();
+      return rows.map((r) => ({
+        integrationId: r.integration_id, fingerprint: r.fingerprint, title: r.title, clientId: r.client_id,
+        ...Object.fromEntries(MEASURES.map((m) => [m, Number(r[COLUMNS[m]])])) as Record<Measure, number>,
+      }));
+    },
+
+    /** Pages per person over the local days [from, to), split by working hours. */
+    async pages(db: Kysely<DB>, orgId: string, from: number, to: number, clientId: string | null) {
+      let q = db.selectFrom('analytics_pages')
+        .select(['user_id', sql<number>`sum(working)`.as('working'), sql<number>`sum(off_hours)`.as('off_hours')])
+        .where('org_id', '=', orgId).where('day', '>=', from).where('day', '<', to);
+      if (clientId !== null) q = q.where('client_id', '=', clientId);
+      const rows = await q.groupBy('user_id').execute();
+      return rows.map((r) => ({ userId: r.user_id, working: Number(r.working), offHours: Number(r.off_hours) }));
+    },
+
+    /** Incidents opened in [from, to) with their durations. */
+    incidents: async (db: Kysely<DB>, orgId: string, from: number, to: number, clientId: string | null) => {
+      let q = db.selectFrom('analytics_incidents').selectAll().where('org_id', '=', orgId).where('opened_at', '>=', from).where('opened_at', '<', to);
+      if (clientId !== null) q = q.where('client_id', '=', clientId);
+      return (await q.execute()).map((r) => ({
+        ...r, opened_at: Number(r.opened_at),
+        ack_ms: r.ack_ms === null ? null : Number(r.ack_ms), resolve_ms: r.resolve_ms === null ? null : Number(r.resolve_ms), page_ms: r.page_ms === null ? null : Number(r.page_ms),
+      }));
+    },
+
+    /** The client board's first reads: every client, its open critical and high alerts, its open incidents. */
+    async board(db: Kysely<DB>, orgId: string, maxClients: number) {
+      const [clients, alerts, incidents] = await Promise.all([
+        db.selectFrom('clients').select(['id', 'name', 'slug']).where('org_id', '=', orgId).orderBy('name').orderBy('id').limit(maxClients).execute(),
+        db.selectFrom('alerts').select(['client_id', 'severity', sql<number>`count(*)`.as('n')])
+          .where('org_id', '=', orgId).where('status', 'in', ['firing', 'acknowledged']).where('severity', 'in', ['critical', 'high'])
+          .where('client_id', 'is not', null).groupBy(['client_id', 'severity']).execute(),
+        db.selectFrom('incidents').select(['client_id', sql<number>`count(*)`.as('n')])
+          .where('org_id', '=', orgId).where(sql<boolean>`status in ('triggered', 'acknowledged')`).where('client_id', 'is not', null)
+          .groupBy('client_id').execute(),
+      ]);
+      return {
+        clients,
+        open: alerts.map((r) => ({ clientId: r.client_id as string, severity: r.severity, n: Number(r.n) })),
+        incidents: new Map(incidents.map((r) => [r.client_id as string, Number(r.n)])),
+      };
+    },
+
+    /** The client's newest alert (one index seek). */
+    lastAlert: (db: Kysely<DB>, orgId: string, clientId: string) =>
+      db.selectFrom('alerts').select(['id', 'title', 'severity', 'created_at']).where('org_id', '=', orgId).where('client_id', '=', clientId)
+        .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst(),
+
+    /** The organization's zone and rolled-up label keys. */
+    settings: (db: Kysely<DB>, orgId: string) =>
+      db.selectFrom('orgs').select(['timezone', 'analytics_labels']).where('id', '=', orgId).executeTakeFirst(),
+
+    /** Names of the organization's clients, integrations and members, for the groups a response lists. */
+    names: async (db: Kysely<DB>, orgId: string, table: 'clients' | 'integrations' | 'users' | 'suppression_windows', ids: string[]): Promise<Map<string, string>> => {
+      if (ids.length === 0) return new Map();
+      const rows = await db.selectFrom(table as 'clients').select(['id', 'name']).where('org_id', '=', orgId).where('id', 'in', ids).execute();
+      return new Map(rows.map((r) => [r.id, r.name]));
+    },
+  };
+}
+export type AnalyticsRepo = ReturnType<typeof analyticsRepo>;
