@@ -161,6 +161,42 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(none.totals, { alerts: 0, occurrences: 0, quickResolves: 0, incidents: 0, pages: 0, flaps: 0 });
     });
 
+    it('the client board: one tile per client, burning first, maintenance and the last 7 days', async () => {
+      const o = await h.newOrg('MSP');
+      const as = { key: o.key };
+      const client = async (name: string) => (await h.ok('POST', '/api/v1/clients', { ...as, body: { name, slug: name.toLowerCase() } }, 201)).data.id as string;
+      const [calm, burning, resting] = [await client('Calm'), await client('Burning'), await client('Resting')];
+      const path = (await h.integration(o)).path;
+      const send = (title: string, severity: string, slug: string) => h.ingestAlert(path, { title, severity, labels: { client: slug } });
+      await send('Backup late', 'high', 'calm');
+      await send('Checkout down', 'critical', 'burning');
+      await send('Payments slow', 'high', 'burning');
+      await send('Old news', 'critical', 'resting');
+      const resolvedId = await send('Gone again', 'critical', 'burning');
+      await h.ok('POST', `/api/v1/alerts/${resolvedId}/resolve`, as);
+      // Resting is in maintenance: a window scoped to it is in force now.
+      await h.ok('POST', '/api/v1/suppression', { ...as, body: {
+        name: 'Patch night', startsAt: new Date(h.clock.now() - 60_000).toISOString(), endsAt: new Date(h.clock.now() + 3_600_000).toISOString(), clientId: resting,
+      } }, 201);
+      // Two alerts of Burning counted two days ago and one today (the harness clock: Saturday 2026-11-21, UTC).
+      const dimsOf = (at: number) => ({ kind: 'alert_created' as const, alert: { ...dims(o, { clientId: burning }) }, at });
+      await h.c.store.db.transaction().execute((trx) => h.c.analytics.record(trx, [dimsOf(h.clock.now() - 2 * 86_400_000), dimsOf(h.clock.now() - 2 * 86_400_000), dimsOf(h.clock.now())]));
+      const b = (await h.ok('GET', '/api/v1/analytics/client-board', as)).data;
+      assert.deepEqual(b.clients.map((c: any) => c.name), ['Burning', 'Resting', 'Calm']);
+      const [burn, rest, calmTile] = b.clients;
+      assert.deepEqual([burn.openCritical, burn.openHigh, burn.openIncidents], [1, 1, 0]);
+      assert.equal(burn.lastAlert.title, 'Gone again');
+      assert.deepEqual(burn.trend, [0, 0, 0, 0, 2, 0, 1]);
+      assert.equal(burn.maintenance, null);
+      assert.equal(rest.maintenance.name, 'Patch night');
+      assert.equal(rest.openCritical, 1);
+      assert.ok(rest.attention < burn.attention);
+      assert.deepEqual([calmTile.openCritical, calmTile.openHigh], [0, 1]);
+      assert.equal(calm, calmTile.clientId);
+      // Another organization's board has none of these.
+      assert.deepEqual((await h.ok('GET', '/api/v1/analytics/client-board', { key: other.key })).data.clients, []);
+    });
+
     it('refuses a reversed or too long range, and an unknown zone', async () => {
       assert.equal((await h.req('GET', '/api/v1/analytics/volume?from=2026-03-30T00:00:00.000Z&to=2026-03-29T00:00:00.000Z')).status, 400);
       assert.equal((await h.req('GET', '/api/v1/analytics/volume?from=2026-01-01T00:00:00.000Z&to=2026-03-01T00:00:00.000Z&bucket=hour')).status, 400);
