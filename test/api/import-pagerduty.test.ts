@@ -1,58 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
-import { importsRepo } from '../../src/modules/imports/imports-repo.ts';
-import { importsService, type ImportsService } from '../../src/modules/imports/imports-service.ts';
-import type { ImportResult } from '../../src/modules/imports/imports-model.ts';
-import { IMPORT_SOURCES } from '../../src/modules/imports/sources/registry.ts';
-import { pagerdutyData, pagerdutyHandler, PD_THROTTLED, PD_TOKEN, type PagerDutyData } from '../support/fixtures/pagerduty.ts';
-import { startHarness, type Harness, type Org } from '../support/harness.ts';
+import { describe, it } from 'node:test';
+import { pagerdutyData, pagerdutyHandler, PD_THROTTLED, PD_TOKEN } from '../support/fixtures/pagerduty.ts';
+import type { Org } from '../support/harness.ts';
+import { createdId, has, importBed, skipped } from '../support/imports.ts';
 import { STORE_KINDS } from '../support/stores.ts';
-import { startFixture, type Fixture } from '../support/vendor-fixture.ts';
 
 /** `alertflow import pagerduty` against a PagerDuty stand-in (test/support/fixtures/pagerduty.ts), on both stores. */
-
-const has = (r: ImportResult, list: 'create' | 'update' | 'unchanged', kind: string, sourceId: string) =>
-  r[list].some((i) => i.kind === kind && i.sourceId === sourceId);
-const skipped = (r: ImportResult, kind: string, sourceId: string, reason: RegExp) =>
-  assert.ok(r.skip.some((s) => s.kind === kind && s.sourceId === sourceId && reason.test(s.reason)), `no ${kind} ${sourceId} skip matching ${reason}: ${JSON.stringify(r.skip, null, 1)}`);
-
-export function importServiceFor(h: Harness, waits: number[] = []): ImportsService {
-  const c = h.c;
-  return importsService({
-    store: c.store, repo: importsRepo(), users: c.users, contacts: c.contacts, schedules: c.schedules, escalations: c.escalations,
-    integrations: c.integrations, workflows: c.workflows, orgExists: (id) => c.orgs.exists(id), clock: c.clock, log: pino({ level: 'silent' }),
-    sleep: async (ms) => { waits.push(ms); }, sources: IMPORT_SOURCES,
-  });
-}
-
 for (const kind of STORE_KINDS) {
   describe(`import from PagerDuty (${kind})`, () => {
-    let h: Harness;
-    let fx: Fixture;
-    let data: PagerDutyData;
-    let imports: ImportsService;
-    const waits: number[] = [];
-    const people: Record<string, string> = {};
+    const data = pagerdutyData();
+    const bed = importBed(kind, () => pagerdutyHandler(data));
 
-    before(async () => {
-      h = await startHarness(kind);
-      data = pagerdutyData();
-      fx = await startFixture(pagerdutyHandler(data));
-      imports = importServiceFor(h, waits);
-      people.alice = (await h.c.users.add(h.org.id, { email: 'alice@example.com', name: 'Alice', role: 'member' })).id;
-      people.bob = (await h.c.users.add(h.org.id, { email: 'bob@example.com', name: 'Bob', role: 'member' })).id;
-    });
-    after(async () => {
-      await fx?.close();
-      await h?.close();
-    });
+    const run = (apply: boolean, org: Org = bed.h.org, createUsers = false) =>
+      bed.imports.run({ system: 'pagerduty', orgId: org.id, apiUrl: bed.fx.url, token: PD_TOKEN, apply, createUsers });
 
-    const run = (apply: boolean, org: Org = h.org, createUsers = false) =>
-      imports.run({ system: 'pagerduty', orgId: org.id, apiUrl: fx.url, token: PD_TOKEN, apply, createUsers });
-
-    it('plans every object without changing anything, says why each thing is not carried over, pages and waits out a 429', async () => {
-      fx.throttle('/schedules', 1, PD_THROTTLED);
+    it('plans every object without changing anything, says why each thing is not carried over, pages and bed.waits out a 429', async () => {
+      bed.fx.throttle('/schedules', 1, PD_THROTTLED);
       const plan = await run(false);
       assert.equal(plan.applied, false);
       for (const [k, id] of [['schedule', 'PSCHED1'], ['schedule', 'PSCHED2'], ['escalation_policy', 'PEPCHK1'], ['escalation_policy', 'PEPLOOP'],
@@ -76,70 +39,70 @@ for (const kind of STORE_KINDS) {
       skipped(plan, 'service', 'PSVCHK1', /auto-resolve timeout/);
       skipped(plan, 'event_orchestration', 'b02e973d-9620-4e0a-9edc-00fedf7d4694', /workflows/);
 
-      assert.equal((await h.ok('GET', '/api/v1/schedules')).data.length, 0, 'a plan writes nothing');
-      assert.equal((await h.ok('GET', '/api/v1/integrations')).data.length, 0);
-      assert.deepEqual(await h.c.contacts.list(h.org.id, people.alice as string), []);
+      assert.equal((await bed.h.ok('GET', '/api/v1/schedules')).data.length, 0, 'a plan writes nothing');
+      assert.equal((await bed.h.ok('GET', '/api/v1/integrations')).data.length, 0);
+      assert.deepEqual(await bed.h.c.contacts.list(bed.h.org.id, bed.people.alice), []);
       // Paged by PagerDuty's own cap (2 per page): three people take two pages.
-      assert.deepEqual(fx.requests.filter((r) => r.path === '/users').map((r) => r.query.get('offset')), ['0', '2']);
+      assert.deepEqual(bed.fx.requests.filter((r) => r.path === '/users').map((r) => r.query.get('offset')), ['0', '2']);
       // No Retry-After in PagerDuty's 429: the first pause of the back-off.
-      assert.deepEqual(waits, [1000]);
-      assert.ok(fx.requests.every((r) => r.authorization === `Token token=${PD_TOKEN}`));
+      assert.deepEqual(bed.waits, [1000]);
+      assert.ok(bed.fx.requests.every((r) => r.authorization === `Token token=${PD_TOKEN}`));
     });
 
     it('applies: schedules keep their layers, restrictions and overrides, policies their steps, delays and repeats', async () => {
       const done = await run(true);
       assert.equal(done.applied, true);
       assert.equal(done.update.length, 0);
-      const id = (k: string, s: string) => done.create.find((i) => i.kind === k && i.sourceId === s)?.id as string;
+      const id = (k: string, s: string) => createdId(done, k, s);
 
-      const primary = (await h.ok('GET', `/api/v1/schedules/${id('schedule', 'PSCHED1')}`)).data;
+      const primary = (await bed.h.ok('GET', `/api/v1/schedules/${id('schedule', 'PSCHED1')}`)).data;
       assert.equal(primary.timezone, 'Europe/Berlin');
       assert.deepEqual(primary.layers.map((l: { name: string }) => l.name), ['Business week', 'Evenings'], 'the bottom layer first');
       assert.deepEqual(primary.layers[0], {
-        name: 'Business week', startsAt: '2026-01-05T08:00:00.000Z', rotation: 'weekly', shiftHours: null, users: [people.alice, people.bob],
+        name: 'Business week', startsAt: '2026-01-05T08:00:00.000Z', rotation: 'weekly', shiftHours: null, users: [bed.people.alice, bed.people.bob],
         restrictions: [{ days: ['mon', 'tue', 'wed', 'thu'], from: '09:00', to: '09:00' }, { days: ['fri'], from: '09:00', to: '21:00' }],
       });
       assert.deepEqual(primary.layers[1].restrictions, [{ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], from: '18:00', to: '08:00' }]);
-      assert.deepEqual(primary.overrides, [{ userId: people.bob, startsAt: '2026-11-24T08:00:00.000Z', endsAt: '2026-11-25T08:00:00.000Z' }]);
+      assert.deepEqual(primary.overrides, [{ userId: bed.people.bob, startsAt: '2026-11-24T08:00:00.000Z', endsAt: '2026-11-25T08:00:00.000Z' }]);
       const onCall = async (at: string) =>
-        (await h.ok('GET', `/api/v1/schedules/current-oncall?scheduleId=${primary.id}&at=${at}`)).data[0].user?.id;
-      assert.equal(await onCall('2026-11-23T09:30:00.000Z'), people.alice, 'Monday morning: the business week layer');
-      assert.equal(await onCall('2026-11-23T19:00:00.000Z'), people.bob, 'Monday evening: the evenings layer on top');
+        (await bed.h.ok('GET', `/api/v1/schedules/current-oncall?scheduleId=${primary.id}&at=${at}`)).data[0].user?.id;
+      assert.equal(await onCall('2026-11-23T09:30:00.000Z'), bed.people.alice, 'Monday morning: the business week layer');
+      assert.equal(await onCall('2026-11-23T19:00:00.000Z'), bed.people.bob, 'Monday evening: the evenings layer on top');
       assert.equal(await onCall('2026-11-22T12:00:00.000Z'), undefined, 'Sunday noon: outside both restrictions');
-      assert.equal(await onCall('2026-11-24T12:00:00.000Z'), people.bob, 'the override');
+      assert.equal(await onCall('2026-11-24T12:00:00.000Z'), bed.people.bob, 'the override');
 
-      const secondary = (await h.ok('GET', `/api/v1/schedules/${id('schedule', 'PSCHED2')}`)).data;
+      const secondary = (await bed.h.ok('GET', `/api/v1/schedules/${id('schedule', 'PSCHED2')}`)).data;
       assert.deepEqual(secondary.layers[0], {
-        name: 'Half days', startsAt: '2026-12-01T06:00:00.000Z', rotation: 'custom', shiftHours: 12, users: [people.alice, people.bob], restrictions: [],
+        name: 'Half days', startsAt: '2026-12-01T06:00:00.000Z', rotation: 'custom', shiftHours: 12, users: [bed.people.alice, bed.people.bob], restrictions: [],
       });
 
-      const checkout = (await h.ok('GET', `/api/v1/escalation-policies/${id('escalation_policy', 'PEPCHK1')}`)).data;
+      const checkout = (await bed.h.ok('GET', `/api/v1/escalation-policies/${id('escalation_policy', 'PEPCHK1')}`)).data;
       assert.deepEqual(checkout.steps, [
-        { delayMinutes: 25, targets: [{ type: 'user', id: people.alice }, { type: 'schedule', id: primary.id }] },
-        { delayMinutes: 30, targets: [{ type: 'schedule', id: secondary.id }, { type: 'user', id: people.bob }] },
+        { delayMinutes: 25, targets: [{ type: 'user', id: bed.people.alice }, { type: 'schedule', id: primary.id }] },
+        { delayMinutes: 30, targets: [{ type: 'schedule', id: secondary.id }, { type: 'user', id: bed.people.bob }] },
       ]);
       assert.equal(checkout.repeat, 2);
-      assert.equal((await h.ok('GET', `/api/v1/escalation-policies/${id('escalation_policy', 'PEPLOOP')}`)).data.repeat, 5);
+      assert.equal((await bed.h.ok('GET', `/api/v1/escalation-policies/${id('escalation_policy', 'PEPLOOP')}`)).data.repeat, 5);
 
-      const am = (await h.ok('GET', `/api/v1/integrations/${id('integration', 'PINTAM1')}`)).data;
+      const am = (await bed.h.ok('GET', `/api/v1/integrations/${id('integration', 'PINTAM1')}`)).data;
       assert.deepEqual([am.name, am.preset, am.enabled], ['Checkout API: Alertmanager', 'alertmanager', true]);
-      const batch = (await h.ok('GET', `/api/v1/integrations/${id('integration', 'PINTEV2')}`)).data;
+      const batch = (await bed.h.ok('GET', `/api/v1/integrations/${id('integration', 'PINTEV2')}`)).data;
       assert.deepEqual([batch.preset, batch.enabled], ['standard', false], 'a disabled service\'s integration stays off');
       assert.deepEqual(done.create.find((i) => i.sourceId === 'PINTAM1')?.credentials,
         { pagerdutyUrl: am.pagerdutyUrl, routingKey: am.routingKey, ingestUrl: am.ingestUrl }, 'what a sender needs is shown: the Events API URL and routing key');
       assert.match(am.routingKey, /^[0-9a-f]{32}$/);
 
-      const route = (await h.ok('GET', `/api/v1/workflows/${id('workflow', 'PSVCHK1')}`)).data;
+      const route = (await bed.h.ok('GET', `/api/v1/workflows/${id('workflow', 'PSVCHK1')}`)).data;
       assert.deepEqual(route.conditions, { field: 'integrationId', op: 'in', value: [am.id] });
       assert.equal(route.actions[0].escalationPolicyId, checkout.id);
 
-      const aliceMethods = await h.c.contacts.list(h.org.id, people.alice as string);
+      const aliceMethods = await bed.h.c.contacts.list(bed.h.org.id, bed.people.alice);
       assert.deepEqual(aliceMethods.map((m) => [m.type, m.target]), [['email', { to: 'alice@example.com' }]]);
-      assert.deepEqual(await h.c.contacts.rules(h.org.id, people.alice as string), [{ contactMethodId: aliceMethods[0]?.id, afterMinutes: 0 }]);
-      assert.equal((await h.c.contacts.rules(h.org.id, people.bob as string))[0]?.afterMinutes, 5);
+      assert.deepEqual(await bed.h.c.contacts.rules(bed.h.org.id, bed.people.alice), [{ contactMethodId: aliceMethods[0]?.id, afterMinutes: 0 }]);
+      assert.equal((await bed.h.c.contacts.rules(bed.h.org.id, bed.people.bob))[0]?.afterMinutes, 5);
 
       // Through the services: their audit trail names the import.
-      const audit = (await h.ok('GET', '/api/v1/audit-log?action=schedule.created')).data;
+      const audit = (await bed.h.ok('GET', '/api/v1/audit-log?action=schedule.created')).data;
       assert.equal(audit[0].actor.id, 'import:pagerduty');
     });
 
@@ -150,25 +113,25 @@ for (const kind of STORE_KINDS) {
       const changed = await run(true);
       assert.deepEqual(changed.create, []);
       assert.deepEqual(changed.update.map((i) => [i.kind, i.sourceId]), [['escalation_policy', 'PEPCHK1']]);
-      const policy = (await h.ok('GET', `/api/v1/escalation-policies/${changed.update[0]?.id}`)).data;
+      const policy = (await bed.h.ok('GET', `/api/v1/escalation-policies/${changed.update[0]?.id}`)).data;
       assert.equal(policy.steps[0].delayMinutes, 35);
     });
 
     it('two runs at once into another organization create each object once', async () => {
-      const other = await h.newOrg('Other');
+      const other = await bed.h.newOrg('Other');
       const [a, b] = await Promise.all([run(true, other, true), run(true, other, true)]);
       const made = [...a.create, ...b.create].filter((i) => i.kind !== 'user').map((i) => `${i.kind}/${i.sourceId}`);
       assert.equal(new Set(made).size, made.length, `created twice: ${made.join(', ')}`);
-      assert.equal((await h.ok('GET', '/api/v1/schedules', { key: other.key })).data.length, 2);
-      assert.equal((await h.ok('GET', '/api/v1/integrations', { key: other.key })).data.length, 2);
+      assert.equal((await bed.h.ok('GET', '/api/v1/schedules', { key: other.key })).data.length, 2);
+      assert.equal((await bed.h.ok('GET', '/api/v1/integrations', { key: other.key })).data.length, 2);
       // --create-users: the three people became members without a password, each once.
-      const members = (await h.ok('GET', '/api/v1/users', { key: other.key })).data.map((u: { email: string }) => u.email).sort();
+      const members = (await bed.h.ok('GET', '/api/v1/users', { key: other.key })).data.map((u: { email: string }) => u.email).sort();
       assert.deepEqual(members, ['alice@example.com', 'bob@example.com', 'carol@example.com', 'owner@acme.test']);
-      assert.equal((await h.ok('GET', '/api/v1/schedules', { key: h.org.key })).data.length, 2, 'the first organization is untouched');
+      assert.equal((await bed.h.ok('GET', '/api/v1/schedules', { key: bed.h.org.key })).data.length, 2, 'the first organization is untouched');
     });
 
     it('a refused token stops the run with a clear message that does not repeat the token', async () => {
-      await assert.rejects(imports.run({ system: 'pagerduty', orgId: h.org.id, apiUrl: fx.url, token: 'wrong-token-value', apply: false, createUsers: false }), (err: Error) => {
+      await assert.rejects(bed.imports.run({ system: 'pagerduty', orgId: bed.h.org.id, apiUrl: bed.fx.url, token: 'wrong-token-value', apply: false, createUsers: false }), (err: Error) => {
         assert.match(err.message, /PagerDuty refused the token \(HTTP 401/);
         assert.doesNotMatch(err.message, /wrong-token-value/);
         return true;
