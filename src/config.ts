@@ -59,6 +59,8 @@ export interface Config {
   readonly heartbeatCheckSeconds: number;
   /** How often worker roles look for shifts that started (handoff notices). */
   readonly handoffCheckSeconds: number;
+  /** How often a worker looks for monthly client reports to send (on the 1st of a month). */
+  readonly reportCheckSeconds: number;
   /**
    * How long a "minute" of escalation delays and contact rules is, in milliseconds (ESCALATION_MINUTE_MS):
    * 60,000. For tests only, which shorten it to see a policy run in seconds.
@@ -221,6 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),
     heartbeatCheckSeconds: int(env, 'HEARTBEAT_CHECK_SECONDS', 15, 1, 3_600),
     handoffCheckSeconds: int(env, 'HANDOFF_CHECK_SECONDS', 60, 1, 300),
+    reportCheckSeconds: int(env, 'REPORT_CHECK_SECONDS', 300, 1, 3600),
     escalationMinuteMs: int(env, 'ESCALATION_MINUTE_MS', 60_000, 10, 60_000),
     jobs: {
       workers: bool(env, 'JOB_WORKERS', true),

@@ -31,6 +31,8 @@ import { CursorCodec } from './lib/pagination.ts';
 import { analyticsRepo } from './modules/analytics/analytics-repo.ts';
 import { analyticsService } from './modules/analytics/analytics-service.ts';
 import { clientBoardService } from './modules/analytics/client-board-service.ts';
+import { reportsRepo } from './modules/reports/reports-repo.ts';
+import { reportsService } from './modules/reports/reports-service.ts';
 import { alertsRepo } from './modules/alerts/alerts-repo.ts';
 import { alertsService } from './modules/alerts/alerts-service.ts';
 import { apiKeysRepo } from './modules/api-keys/api-keys-repo.ts';
@@ -181,6 +183,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   });
   const heartbeatChecker = workers ? heartbeats.startChecker(config.heartbeatCheckSeconds * 1000) : undefined;
   const handoffChecker = workers ? schedules.startHandoffChecker(config.handoffCheckSeconds * 1000) : undefined;
+  const reports = reportsService({ store, repo: reportsRepo(), analytics, clock, log, mail: { mailer, from: config.smtpFrom, baseUrl: config.baseUrl } });
+  const reportSender = workers ? reports.startSender(config.reportCheckSeconds * 1000) : undefined;
   const live = liveService({
     store, repo: liveRepo(), clock, log,
     // PostgreSQL wakes the poller by NOTIFY, so its poll is only a fallback; SQLite has no such signal.
@@ -232,6 +236,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     alerts,
     analytics,
     clientBoard,
+    reports,
     ingest,
     ingestCache: ingestConfig,
     suppression,
@@ -260,6 +265,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       await sweeper?.stop();
       await heartbeatChecker?.stop();
       await handoffChecker?.stop();
+      await reportSender?.stop();
       mailer?.close();
       await audit.close();
       await stats.close();

@@ -15,6 +15,7 @@ import { contactsRoutes } from '../modules/contacts/contacts-routes.ts';
 import { incidentsRoutes } from '../modules/incidents/incidents-routes.ts';
 import { analyticsRoutes } from '../modules/analytics/analytics-routes.ts';
 import { orgsRoutes } from '../modules/orgs/orgs-routes.ts';
+import { reportsRoutes } from '../modules/reports/reports-routes.ts';
 import { escalationsRoutes } from '../modules/escalations/escalations-routes.ts';
 import { pageLinkRoutes } from '../modules/escalations/page-links-routes.ts';
 import { heartbeatPingRoutes, heartbeatsRoutes } from '../modules/heartbeats/heartbeats-routes.ts';
@@ -169,6 +170,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     escalationsRoutes(api, c.escalations);
     analyticsRoutes(api, c.analytics, c.clientBoard);
     orgsRoutes(api, c.orgs);
+    reportsRoutes(api, c.reports);
   }, { prefix: '/api/v1' });
 
   return app;

@@ -51,7 +51,7 @@ describe('served OpenAPI document', () => {
       'get /escalation-policies', 'post /escalation-policies', 'get /escalation-policies/{id}', 'put /escalation-policies/{id}',
       'patch /escalation-policies/{id}', 'delete /escalation-policies/{id}',
       'get /analytics/volume', 'get /analytics/response-times', 'get /analytics/pages-per-person', 'get /analytics/noisy-alerts',
-      'get /analytics/client-board', 'get /organization', 'put /organization', 'patch /organization',
+      'get /analytics/client-board', 'get /organization', 'put /organization', 'patch /organization', 'get /clients/{id}/report',
       ...AUTH_OPERATIONS,
     ];
     const actual = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`));

@@ -10,6 +10,8 @@ export interface ReceivedMail {
   headers: Record<string, string>;
   /** The decoded text/plain part. */
   text: string;
+  /** The decoded text/html part ('' without one). */
+  html: string;
 }
 
 /** Header lines unfolded, names lower-cased (the last of a repeated header wins). */
@@ -37,18 +39,21 @@ const split = (raw: string): [string, string] => {
   return i < 0 ? [raw, ''] : [raw.slice(0, i), raw.slice(i).replace(/^\r?\n\r?\n/, '')];
 };
 
-/** The text/plain content of a (possibly multipart) message, decoded: enough MIME for our own emails. */
-export function textOf(raw: string): string {
+/** The text/plain (or `wanted`) content of a (possibly multipart) message, decoded: enough MIME for our own emails. */
+export function textOf(raw: string, wanted = 'text/plain'): string {
   const [head, body] = split(raw);
   const headers = parseHeaders(head);
   const type = headers['content-type'] ?? 'text/plain';
   const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
-  if (!type.toLowerCase().startsWith('multipart/') || !boundary) return decodePart(headers, body);
+  if (!type.toLowerCase().startsWith('multipart/') || !boundary) return wanted === 'text/plain' || type.toLowerCase().startsWith(wanted) ? decodePart(headers, body) : '';
   for (const rawPart of body.split(`--${boundary}`).slice(1)) {
     if (rawPart.startsWith('--')) break;
     const part = rawPart.replace(/^\r?\n/, '').replace(/\r?\n$/, '');
     const partType = (parseHeaders(split(part)[0])['content-type'] ?? 'text/plain').toLowerCase();
-    if (partType.startsWith('text/plain') || partType.startsWith('multipart/')) return textOf(part);
+    if (partType.startsWith(wanted) || partType.startsWith('multipart/')) {
+      const found = textOf(part, wanted);
+      if (found !== '') return found;
+    }
   }
   return '';
 }
@@ -86,6 +91,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
           raw,
           headers: parseHeaders(split(raw)[0]),
           text: textOf(raw),
+          html: textOf(raw, 'text/html'),
         });
         cb();
       });

@@ -25185,6 +25185,307 @@ export interface paths {
         };
         trace?: never;
     };
+    "/clients/{id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A client's report of a month
+         * @description Alert volume and its trend against the month before, incidents with their durations, MTTA and MTTR, the noisiest alerts, maintenance windows, and availability per service (time without an open critical alert), for a month of the organization's time zone. The same report is emailed on the 1st of each month to the client's `reportRecipients`.
+         *
+         *     Requires scope `clients:read`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A month, `YYYY-MM`, of the organization's time zone; default: the month before the current one. */
+                    period?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                client: {
+                                    id: string;
+                                    name: string;
+                                    slug: string;
+                                };
+                                period: string;
+                                previousPeriod: string;
+                                timezone: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                from: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                to: string;
+                                volume: {
+                                    alerts: number;
+                                    occurrences: number;
+                                    quickResolves: number;
+                                    pages: number;
+                                    /** @description Alerts opened in the period before. */
+                                    previousAlerts: number;
+                                    /** @description Change of alerts opened against the period before, in percent; null when there were none before. */
+                                    trendPercent: number | null;
+                                    days: {
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC with milliseconds
+                                         */
+                                        day: string;
+                                        alerts: number;
+                                    }[];
+                                };
+                                responseTimes: {
+                                    ack: {
+                                        count: number;
+                                        /** @description Milliseconds (nearest-rank). */
+                                        median: number | null;
+                                        /** @description Milliseconds (nearest-rank). */
+                                        p90: number | null;
+                                    };
+                                    resolve: {
+                                        count: number;
+                                        /** @description Milliseconds (nearest-rank). */
+                                        median: number | null;
+                                        /** @description Milliseconds (nearest-rank). */
+                                        p90: number | null;
+                                    };
+                                    page: {
+                                        count: number;
+                                        /** @description Milliseconds (nearest-rank). */
+                                        median: number | null;
+                                        /** @description Milliseconds (nearest-rank). */
+                                        p90: number | null;
+                                    };
+                                };
+                                incidents: {
+                                    total: number;
+                                    /** @description The incidents opened in the period, oldest first (at most 200). */
+                                    list: {
+                                        id: string;
+                                        number: number;
+                                        title: string;
+                                        /** @enum {string} */
+                                        severity: "critical" | "high" | "medium" | "low" | "info";
+                                        /** @enum {string} */
+                                        status: "triggered" | "acknowledged" | "resolved";
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC with milliseconds
+                                         */
+                                        openedAt: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description ISO 8601 UTC with milliseconds
+                                         */
+                                        resolvedAt: string | null;
+                                        /** @description Opened to resolved; null while open. */
+                                        durationMs: number | null;
+                                    }[];
+                                };
+                                /** @description The ten alerts with the most occurrences. */
+                                noisyAlerts: {
+                                    fingerprint: string;
+                                    integrationId: string | null;
+                                    integrationName: string | null;
+                                    clientId: string | null;
+                                    /** @description The latest title seen. */
+                                    title: string;
+                                    /** @description `alerts` opened, `occurrences` (payloads, repeats included), `quickResolves` (resolved within a minute of opening, counted in the hour it opened), `incidents` opened, `pages` delivered, `flaps` (times an alert started flapping). */
+                                    counts: {
+                                        alerts: number;
+                                        occurrences: number;
+                                        quickResolves: number;
+                                        incidents: number;
+                                        pages: number;
+                                        flaps: number;
+                                    };
+                                }[];
+                                /** @description Suppression windows covering the client (scoped to it, or to everything) in force during the period, one entry per occurrence. */
+                                maintenance: {
+                                    windowId: string;
+                                    name: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    startsAt: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    endsAt: string;
+                                }[];
+                                /** @description The client as a whole first, then each service that had a critical alert open; services not listed had none (100 %). */
+                                availability: {
+                                    /** @description The `service` label of the client's critical alerts; empty: alerts without one; `*`: the client as a whole. */
+                                    service: string;
+                                    /** @description Time with at least one critical alert open. */
+                                    downMs: number;
+                                    /** @description Time without an open critical alert, in percent of the period (3 decimals). */
+                                    percent: number;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
