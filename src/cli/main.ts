@@ -15,7 +15,7 @@ const USAGE = `Usage:
   alertflow org create --name NAME [--owner-email E --owner-password P] --json
   alertflow user add --org ORG_ID --email E --name N [--role owner|admin|member] [--password P] --json
   alertflow key create --org ORG_ID --scopes SCOPE,SCOPE|all --name NAME --json
-  alertflow import pagerduty|opsgenie --org ORG_ID --api-url URL --token TOKEN [--apply] [--json] [--create-users]`;
+  alertflow import pagerduty|opsgenie|grafana-oncall --org ORG_ID --api-url URL --token TOKEN [--apply] [--json] [--create-users]`;
 
 class UsageError extends Error {}
 
@@ -95,7 +95,7 @@ async function importFrom(config: Config, system: string | undefined, args: stri
     org: { type: 'string' }, 'api-url': { type: 'string' }, token: { type: 'string' },
     apply: { type: 'boolean' }, json: { type: 'boolean' }, 'create-users': { type: 'boolean' },
   });
-  if (system === undefined || system.startsWith('--')) throw new UsageError('import needs the system to read: pagerduty or opsgenie');
+  if (system === undefined || system.startsWith('--')) throw new UsageError('import needs the system to read: pagerduty, opsgenie or grafana-oncall');
   const opts = {
     system,
     orgId: required(v, 'org'),
