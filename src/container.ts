@@ -45,6 +45,8 @@ import { clientsRepo } from './modules/clients/clients-repo.ts';
 import { clientsService } from './modules/clients/clients-service.ts';
 import { contactsRepo } from './modules/contacts/contacts-repo.ts';
 import { contactsService } from './modules/contacts/contacts-service.ts';
+import { inboundRepo } from './modules/inbound/inbound-repo.ts';
+import { inboundService } from './modules/inbound/inbound-service.ts';
 import { ingestCache } from './modules/ingest/ingest-cache.ts';
 import { ingestRepo } from './modules/ingest/ingest-repo.ts';
 import { ingestService } from './modules/ingest/ingest-service.ts';
@@ -161,6 +163,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const analyticsRows = analyticsRepo();
   const analytics = analyticsService({ store, repo: analyticsRows, clock });
   const clientBoard = clientBoardService({ store, repo: analyticsRows, analytics, suppression: suppressionRows, clock });
+  const inbound = inboundService({ store, repo: inboundRepo(), ingest, alerts, clock, log });
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
   const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
   const notifications = notificationsService({
@@ -239,6 +242,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     reports,
     ingest,
     ingestCache: ingestConfig,
+    inbound,
     suppression,
     notifications,
     schedules,

@@ -97,6 +97,17 @@ export interface DB {
     created_at: number;
     updated_at: number;
   };
+  opsgenie_requests: {
+    id: string;
+    org_id: string;
+    integration_id: string;
+    action: string;
+    success: number;
+    status: string;
+    alert_id: string | null;
+    alias: string | null;
+    processed_at: number;
+  };
   integration_rejections: {
     id: string;
     org_id: string;

@@ -5,7 +5,6 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply } fro
 import type { Logger } from 'pino';
 import type { Container } from '../container.ts';
 import { AppError } from '../lib/errors.ts';
-import { errorSummary } from '../lib/logger.ts';
 import { alertsRoutes } from '../modules/alerts/alerts-routes.ts';
 import { apiKeysRoutes } from '../modules/api-keys/api-keys-routes.ts';
 import { auditRoutes } from '../modules/audit/audit-routes.ts';
@@ -20,6 +19,8 @@ import { escalationsRoutes } from '../modules/escalations/escalations-routes.ts'
 import { pageLinkRoutes } from '../modules/escalations/page-links-routes.ts';
 import { heartbeatPingRoutes, heartbeatsRoutes } from '../modules/heartbeats/heartbeats-routes.ts';
 import { ingestRoutes, isIngestUrl, refuseIngestToken } from '../modules/ingest/ingest-routes.ts';
+import { opsgenieRoutes } from '../modules/inbound/opsgenie-routes.ts';
+import { pagerdutyRoutes } from '../modules/inbound/pagerduty-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
 import { liveRoutes } from '../modules/live/live-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
@@ -31,7 +32,7 @@ import type { Role } from '../server.ts';
 import { restAuth } from './auth.ts';
 import { boundBodiesInFlight } from './body-budget.ts';
 import { registerDashboard } from './dashboard.ts';
-import { clientErrorHandler, errorBody, toAppError } from './errors.ts';
+import { clientErrorHandler, errorBody, redactUrl, reportedError, toAppError } from './errors.ts';
 import { observability } from './observability.ts';
 import { opsRoutes } from './ops-routes.ts';
 import { documentErrors } from './schemas.ts';
@@ -43,8 +44,6 @@ const trustHops = (hops: number) => (_address: string, hop: number): boolean => 
 
 export const API_VERSION = '0.1.0';
 
-/** The ingest token and a page's acknowledge link are credentials: they never reach a log line. */
-const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/(?:webhook|heartbeat)\/|^\/links\/)[^/?#]+/, '$1[redacted]');
 
 export async function buildApp(c: Container, log: Logger, opts: { role?: Role } = {}) {
   const app = Fastify({
@@ -88,9 +87,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
   boundBodiesInFlight(app, c.config.maxBodyBytesInFlight, BODY_LIMIT);
 
   app.setErrorHandler((err, req, reply) => {
-    const e = toAppError(err);
-    if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ error: errorSummary(err), method: req.method }, 'store unavailable');
-    if (e.code === 'INTERNAL_ERROR') req.log.error({ error: errorSummary(err), url: redactUrl(req.url), method: req.method, orgId: req.principal?.orgId ?? req.integration?.org_id }, 'request failed');
+    const e = reportedError(err, req);
     if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
     return reply.code(e.status).send(errorBody(e));
   });
@@ -143,6 +140,8 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
   app.addHook('preClose', async () => c.live.closeAll());
 
   ingestRoutes(app, c);
+  pagerdutyRoutes(app, c);
+  opsgenieRoutes(app, c);
   await heartbeatPingRoutes(app, c);
   await pageLinkRoutes(app, c.pageLinks);
 

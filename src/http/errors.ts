@@ -1,8 +1,9 @@
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { isStoreUnavailable } from '../db/database.ts';
 import { AppError, type ErrorDetail } from '../lib/errors.ts';
+import { errorSummary } from '../lib/logger.ts';
 
 /** How long a client is asked to wait while the store is unreachable: about what a database restart takes. */
 export const STORE_RETRY_AFTER_SECONDS = 2;
@@ -55,6 +56,17 @@ export function toAppError(err: unknown): AppError {
   if (e.statusCode === 400) return new AppError('VALIDATION_ERROR', 'Bad request');
   if (e.statusCode === 404) return new AppError('NOT_FOUND', 'Not found');
   return new AppError('INTERNAL_ERROR', 'Internal server error');
+}
+
+/** The ingest token and a page's acknowledge link are credentials: they never reach a log line. */
+export const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/(?:webhook|heartbeat)\/|^\/links\/)[^/?#]+/, '$1[redacted]');
+
+/** A request's error as one of our codes, logged when it is the server's fault (every error handler calls this). */
+export function reportedError(err: unknown, req: FastifyRequest): AppError {
+  const e = toAppError(err);
+  if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ error: errorSummary(err), method: req.method }, 'store unavailable');
+  if (e.code === 'INTERNAL_ERROR') req.log.error({ error: errorSummary(err), url: redactUrl(req.url), method: req.method, orgId: req.principal?.orgId ?? req.integration?.org_id }, 'request failed');
+  return e;
 }
 
 /** The one error envelope of every REST and ingest error response: `{error, code, details}`. */

@@ -20,6 +20,7 @@ import m0019 from './0019_integration_vendor_keys.ts';
 import m0020 from './0020_import_links.ts';
 import m0021 from './0021_config_and_incident_events_in_code.ts';
 import m0022 from './0022_analytics.ts';
+import m0023 from './0023_opsgenie_requests.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0020_import_links', m0020],
   ['0021_config_and_incident_events_in_code', m0021],
   ['0022_analytics', m0022],
+  ['0023_opsgenie_requests', m0023],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -82,6 +82,13 @@ export function alertsRepo(store: Store) {
       (await db.selectFrom('incidents').select('number').where('org_id', '=', orgId).where('id', '=', incidentId).executeTakeFirst())?.number ?? null,
     get: (db: Kysely<DB>, orgId: string, id: string) =>
       db.selectFrom('alerts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    /** The open alert with a fingerprint (at most one: the unique index `alerts_open_fingerprint`). */
+    openByFingerprint: (db: Kysely<DB>, orgId: string, fingerprint: string) =>
+      db.selectFrom('alerts').selectAll().where('org_id', '=', orgId).where('fingerprint', '=', fingerprint)
+        .where(sql<boolean>`${sql.raw(OPEN_FINGERPRINT)}`).executeTakeFirst(),
+    /** A sender's correction of an alert's text (Opsgenie's update message and description). */
+    edit: (db: Kysely<DB>, orgId: string, id: string, changes: { title?: string; description?: string | null }, at: number) =>
+      db.updateTable('alerts').set({ ...changes, updated_at: at }).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
 
     /**
      * A workflow's changes to an alert (severity, labels, suppression). Suppressed by a workflow, it belongs

@@ -13,6 +13,9 @@ import type { Alert, AlertDetail, AlertListQuery, BulkItem } from './alerts-sche
 
 type Action = 'acknowledge' | 'resolve';
 
+/** How a sender names one of its alerts: the fingerprint of the open one (its own key), or the alert's id. */
+export type SenderTarget = { fingerprint: string } | { id: string };
+
 /** Which statuses each action moves from, and which make it a harmless repeat. */
 const RULES: Record<Action, { to: 'acknowledged' | 'resolved'; from: AlertStatus[]; noop: AlertStatus[] }> = {
   acknowledge: { to: 'acknowledged', from: ['firing', 'suppressed'], noop: ['acknowledged'] },
@@ -108,6 +111,14 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; incidents:
     });
   }
 
+  /** The alert a sender names by its own key (an open alert's fingerprint) or by id, if that sender's integration sent it. */
+  async function ofSender(orgId: string, integrationId: string, target: SenderTarget): Promise<AlertRow | undefined> {
+    const row = 'fingerprint' in target
+      ? await repo.openByFingerprint(store.db, orgId, target.fingerprint)
+      : await repo.get(store.db, orgId, target.id);
+    return row?.integration_id === integrationId ? row : undefined;
+  }
+
   return {
     list(orgId: string, query: AlertListQuery): Promise<Page<Alert>> {
       const filter = filterOf(query);
@@ -125,6 +136,29 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; incidents:
     },
 
     act: async (orgId: string, actor: Actor, id: string, action: Action): Promise<AlertDetail> => toDetail(await act(orgId, actor, id, action)),
+
+    /**
+     * A sender's acknowledge or resolve by its own key (PagerDuty's `dedup_key`, Opsgenie's alias or alert id),
+     * through the same rule as every other: the alert it names, if its integration sent it. Null when there is
+     * nothing to act on (none open, another integration's, or already past the action), which the vendors'
+     * APIs accept and ignore.
+     */
+    async actAsSender(orgId: string, integrationId: string, target: SenderTarget, action: Action): Promise<AlertRow | null> {
+      const row = await ofSender(orgId, integrationId, target);
+      if (!row) return null;
+      try {
+        return await act(orgId, { type: 'integration', id: integrationId }, row.id, action);
+      } catch (err) {
+        if (err instanceof AppError && (err.code === 'NOT_FOUND' || err.code === 'CONFLICT')) return null;
+        throw err;
+      }
+    },
+
+    /** A sender's new title or description for an alert it sent (Opsgenie's update calls); null when there is none. */
+    async editAsSender(orgId: string, integrationId: string, target: SenderTarget, changes: { title?: string; description?: string | null }): Promise<AlertRow | null> {
+      const row = await ofSender(orgId, integrationId, target);
+      return row ? ((await repo.edit(store.db, orgId, row.id, changes, clock.now())) ?? null) : null;
+    },
 
     async bulk(orgId: string, actor: Actor, action: Action, ids: string[]): Promise<BulkItem[]> {
       const results: BulkItem[] = [];

@@ -1,6 +1,6 @@
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 import type { SuppressionWindow } from '../suppression/suppression-fns.ts';
-import type { IngestRepo } from './ingest-repo.ts';
+import type { CredentialColumn, IngestRepo } from './ingest-repo.ts';
 
 /** What ingest needs of an organization besides the integration: its windows and its clients by slug. */
 export interface OrgConfig {
@@ -38,19 +38,29 @@ export function ingestCache(deps: {
   const tokens = new Map<string, Cached<IntegrationRow>>();
   const orgs = new Map<string, Cached<OrgConfig>>();
 
+  async function byCredential(column: CredentialColumn, value: string): Promise<{ row: IntegrationRow; version: number } | null> {
+    // Ingest's own path keys by the token alone; a vendor key's digest is prefixed by its column.
+    const key = column === 'token' ? value : `${column}:${value}`;
+    const hit = tokens.get(key);
+    if (hit) {
+      const version = await repo.version(hit.value.org_id);
+      if (version === hit.version) return { row: hit.value, version };
+      tokens.delete(key);
+    }
+    const found = await repo.byCredential(column, value);
+    if (found) bounded(tokens, key, { version: found.version, value: found.row });
+    return found;
+  }
+
   return {
     /** The integration behind a token (enabled or not) and the organization's current version; null: no such token. */
-    async integration(token: string): Promise<{ row: IntegrationRow; version: number } | null> {
-      const hit = tokens.get(token);
-      if (hit) {
-        const version = await repo.version(hit.value.org_id);
-        if (version === hit.version) return { row: hit.value, version };
-        tokens.delete(token);
-      }
-      const found = await repo.byToken(token);
-      if (found) bounded(tokens, token, { version: found.version, value: found.row });
-      return found;
-    },
+    integration: (token: string) => byCredential('token', token),
+
+    /**
+     * The same by the digest of a vendor-style key (a PagerDuty routing key, an Opsgenie GenieKey): what is
+     * looked up, and cached, is the digest, never the key.
+     */
+    integrationByKey: (column: 'routing_key_digest' | 'genie_key_digest', digest: string) => byCredential(column, digest),
 
     /**
      * The organization's windows and clients as of `version` (read by this request) or later. A reload is

@@ -83,8 +83,11 @@ const RESOLVE_SQL = (p: (i: number) => string) => `update alerts set status = 'r
 
 /** One version read per request; the token lookup reads the row and its organization's version in one snapshot. */
 const VERSION_SQL = 'select version from config_versions where org_id = ?';
-const TOKEN_SQL = (p: string) => `select i.*, coalesce((select v.version from config_versions v where v.org_id = i.org_id), 0) as config_version
-  from integrations i where i.token = ${p}`;
+/** What identifies an integration: its ingest token, or the digest of one of its vendor-style keys (migration 0019). */
+export type CredentialColumn = 'token' | 'routing_key_digest' | 'genie_key_digest';
+const CREDENTIAL_SQL = (column: CredentialColumn, p: string) => `select i.*, coalesce((select v.version from config_versions v where v.org_id = i.org_id), 0) as config_version
+  from integrations i where i.${column} = ${p}`;
+const CREDENTIAL_COLUMNS: readonly CredentialColumn[] = ['token', 'routing_key_digest', 'genie_key_digest'];
 
 const values = (p: (i: number) => string) => `values (${ALERT_COLUMNS.map((_, i) => p(i + 1)).join(', ')})`;
 const rowParams = (r: AlertRow) => ALERT_COLUMNS.map((c) => r[c]);
@@ -133,8 +136,15 @@ function sharedReads(readMany: (orgIds: string[]) => Promise<Map<string, number>
 export interface IngestRepo {
   /** The organization's config version (0 before anything bumped it). */
   version(orgId: string): number | Promise<number>;
-  /** The integration behind a token, with its organization's version read in the same snapshot. */
-  byToken(token: string): Promise<{ row: IntegrationRow; version: number } | null>;
+  /** The integration behind a credential, with its organization's version read in the same snapshot. */
+  byCredential(column: CredentialColumn, value: string): Promise<{ row: IntegrationRow; version: number } | null>;
+}
+
+type Found = IntegrationRow & { config_version: number };
+function withVersion(r: Found | undefined): { row: IntegrationRow; version: number } | null {
+  if (!r) return null;
+  const { config_version, ...row } = r;
+  return { row, version: Number(config_version) };
 }
 
 export function ingestRepo(store: Store): IngestRepo & {
@@ -171,15 +181,10 @@ export function ingestRepo(store: Store): IngestRepo & {
       return s;
     };
     const versionText = VERSION_SQL;
-    const tokenText = TOKEN_SQL('?');
+    const credentialText = new Map(CREDENTIAL_COLUMNS.map((c) => [c, CREDENTIAL_SQL(c, '?')]));
     return {
       version: (orgId) => sqlite.read(() => Number((statement(versionText).get(orgId) as { version: number } | undefined)?.version ?? 0)),
-      byToken: async (token) => {
-        const r = await sqlite.read(() => statement(tokenText).get(token) as (IntegrationRow & { config_version: number }) | undefined);
-        if (!r) return null;
-        const { config_version, ...row } = r;
-        return { row, version: Number(config_version) };
-      },
+      byCredential: async (column, value) => withVersion(await sqlite.read(() => statement(credentialText.get(column) as string).get(value) as Found | undefined)),
       sqlite: sqliteStatements(raw),
       ...through((i) => `?${i}`),
       upsertMany: () => Promise.reject(new Error('SQLite ingest runs on the connection')),
@@ -191,12 +196,7 @@ export function ingestRepo(store: Store): IngestRepo & {
   return {
     version: sharedReads(async (orgIds) => new Map((await run<{ org_id: string; version: number }>(store.db,
       'select org_id, version from config_versions where org_id = any($1)', [orgIds])).map((r) => [r.org_id, Number(r.version)]))),
-    byToken: async (token) => {
-      const r = (await run<IntegrationRow & { config_version: number }>(store.db, TOKEN_SQL('$1'), [token]))[0];
-      if (!r) return null;
-      const { config_version, ...row } = r;
-      return { row, version: Number(config_version) };
-    },
+    byCredential: async (column, value) => withVersion((await run<Found>(store.db, CREDENTIAL_SQL(column, '$1'), [value]))[0]),
     sqlite: null,
     ...through(pg),
     // Prepared: parsing and planning this statement cost PostgreSQL ~0.3 ms per batch, as much as ~8 of its rows.

@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { authFailed, spend, type Limits } from '../../http/auth.ts';
 import type { Api } from '../../http/types.ts';
@@ -14,11 +15,15 @@ declare module 'fastify' {
     configVersion?: number;
     /** The start of a body that was not valid JSON, for the integration's rejections log. */
     invalidBody?: string;
+    /** The refusal as our error, when the answer was put in a vendor's shape (see inbound-http.ts), for that log. */
+    rejection?: Rejected;
   }
 }
 
+type Rejected = { code: string; error: string; details: Array<{ path: string; message: string }> | null };
+
 /** The error envelope we sent, read back from the serialized reply. */
-function sentError(payload: unknown): { code: string; error: string; details: Array<{ path: string; message: string }> | null } {
+function sentError(payload: unknown): Rejected {
   try {
     const e = JSON.parse(String(payload)) as { code?: unknown; error?: unknown; details?: unknown };
     return { code: String(e.code), error: String(e.error), details: Array.isArray(e.details) ? e.details : null };
@@ -26,6 +31,22 @@ function sentError(payload: unknown): { code: string; error: string; details: Ar
     return { code: 'UNKNOWN', error: 'unreadable error body', details: null };
   }
 }
+
+/**
+ * The `onSend` of every route a sender posts alerts to: a payload the integration took counts as accepted, one it
+ * refused as rejected, with the error the sender got and the start of its body in the integration's log.
+ */
+export const countDelivery = (integrations: IntegrationsService) => async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  const integration = req.integration;
+  if (!integration) return payload;
+  if (reply.statusCode < 300) integrations.accepted(integration);
+  // A store that is down refused nothing of the sender's, and could not take the log entry anyway.
+  else if (reply.statusCode !== 503) {
+    const body = req.body !== undefined ? JSON.stringify(req.body) : (req.invalidBody ?? null);
+    await integrations.rejected(integration, reply.statusCode, req.rejection ?? sentError(payload), body);
+  }
+  return payload;
+};
 
 const INGEST_PREFIX = '/api/inbound/webhook/';
 /** The ingest route's pattern: what logs and metrics name it by (the URL itself holds the token). */
@@ -58,16 +79,6 @@ export function ingestRoutes(app: Api, deps: { ingest: IngestService; ingestCach
       // Counted per integration, not per token string, so rotating a token keeps the same budget.
       await spend(limits.ingest, integration.id, reply);
     },
-    onSend: async (req, reply, payload) => {
-      const integration = req.integration;
-      if (!integration) return payload;
-      if (reply.statusCode < 300) integrations.accepted(integration);
-      // A store that is down refused nothing of the sender's, and could not take the log entry anyway.
-      else if (reply.statusCode !== 503) {
-        const body = req.body !== undefined ? JSON.stringify(req.body) : (req.invalidBody ?? null);
-        await integrations.rejected(integration, reply.statusCode, sentError(payload), body);
-      }
-      return payload;
-    },
+    onSend: countDelivery(integrations),
   }, async (req) => ({ data: { alerts: await ingest.ingest(req.integration as IntegrationRow, req.configVersion as number, req.body) } }));
 }

@@ -13,7 +13,7 @@ import type { IngestRepoImpl, OpResult, Resolver, UpsertResult, WriteOp } from '
 import type { AlertPreview, IngestOutcome } from './ingest-schemas.ts';
 import { groupCommitWriter, INGEST_CHUNK, retried, runSqliteBatch, sqliteWriterThread, type Settled } from './ingest-writer.ts';
 import { checkMapping, type Mapping } from './mapping-fns.ts';
-import { normalizePayload, type NormalizedAlert } from './normalize-fns.ts';
+import { normalize, normalizePayload, type NormalizedAlert } from './normalize-fns.ts';
 import { effectiveMapping } from './presets.ts';
 import { yieldToLoop } from '../../lib/yield.ts';
 
@@ -65,6 +65,14 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     const result = normalizePayload(mapping, body);
     if (!result.ok) throw new AppError('VALIDATION_ERROR', 'Alert payload is invalid', result.errors);
     return result.alerts;
+  }
+
+  /** Stores an integration's alerts, all or none, once committed; `version`: the config version its request read. */
+  async function write(integration: IntegrationRow, version: number, list: NormalizedAlert[]): Promise<IngestOutcome[]> {
+    const org = await cache.org(integration.org_id, version);
+    const now = clock.now();
+    const sender = senderOf(integration);
+    return writer.write(list.map((a) => itemOf(sender, org, a, now)));
   }
 
   /** An alert belongs to the client whose slug is its `labels.client`, else to its sender's client. */
@@ -217,12 +225,17 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
      * Maps and validates a payload and stores its alerts, all or none; resolves only once they are
      * committed (a 200 means stored). `version`: the organization's config version this request read.
      */
-    async ingest(integration: IntegrationRow, version: number, body: unknown): Promise<IngestOutcome[]> {
-      const list = normalizeOrThrow(mappingOf(integration), body);
-      const org = await cache.org(integration.org_id, version);
-      const now = clock.now();
-      const sender = senderOf(integration);
-      return writer.write(list.map((a) => itemOf(sender, org, a, now)));
+    ingest: (integration: IntegrationRow, version: number, body: unknown): Promise<IngestOutcome[]> =>
+      write(integration, version, normalizeOrThrow(mappingOf(integration), body)),
+
+    /**
+     * One alert that an adapter of a vendor's API (PagerDuty, Opsgenie) already translated into the standard
+     * payload: the integration's mapping does not apply, and `raw`, the sender's own event, is what the alert keeps.
+     */
+    ingestTranslated(integration: IntegrationRow, version: number, payload: Record<string, unknown>, raw: unknown): Promise<IngestOutcome[]> {
+      const result = normalize(payload, raw);
+      if (!result.ok) throw new AppError('VALIDATION_ERROR', 'Alert payload is invalid', result.errors);
+      return write(integration, version, [result.alert]);
     },
 
     /**
