@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { importReport } from '../../src/cli/import-report.ts';
 import { digestOf, nearestPreset, restrictionsOf, startLayerAt } from '../../src/modules/imports/imports-fns.ts';
 import { layerSpans } from '../../src/modules/schedules/rotation-fns.ts';
 import { opsgeniePolicy } from '../../src/modules/imports/sources/opsgenie-rota.ts';
@@ -73,5 +74,19 @@ describe('import helpers', () => {
   it('the nearest preset by vendor or type name', () => {
     assert.deepEqual(['Prometheus', 'GrafanaV2', 'legacy_grafana_alerting', 'Zabbix', 'NewRelicV2', 'Nagios'].map(nearestPreset),
       ['alertmanager', 'grafana', 'grafana', 'zabbix', 'newrelic', 'standard']);
+  });
+});
+
+describe('the text report', () => {
+  it('counts, and shows what the other tool named without its control characters (no terminal escapes)', () => {
+    const text = importReport({
+      system: 'pagerduty', applied: true, update: [], unchanged: [],
+      create: [{ kind: 'schedule', sourceId: 'P1', name: 'Ops\u001b[2J\u001b]0;pwned\u0007', id: 'sch_1' }],
+      skip: [{ kind: 'user', sourceId: 'P2', name: 'Eve\r\n0 created', reason: 'no member' }],
+    });
+    assert.doesNotMatch(text, /[\u0000-\u001f](?<!\n)/);
+    assert.match(text, /Ops\?\[2J\?\]0;pwned\?  → sch_1/);
+    assert.match(text, /Eve\?\?0 created: no member/);
+    assert.match(text.split('\n').at(-1) ?? '', /^1 created, 0 updated, 1 not carried over, 0 unchanged\.$/);
   });
 });
