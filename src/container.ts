@@ -125,7 +125,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const alertRows = alertsRepo(store);
   // Acknowledging, resolving or reassigning an incident stops or restarts its escalation (made further down).
   const incidents = incidentsService({
-    store, repo: incidentRows, alerts: alertRows, clock, cursors,
+    store, repo: incidentRows, alerts: alertRows, audit, clock, cursors,
     escalation: {
       incidentAnswered: (...args) => escalations.incidentAnswered(...args),
       incidentReassigned: (...args) => escalations.incidentReassigned(...args),

@@ -41,7 +41,7 @@ describe('served OpenAPI document', () => {
       'get /schedules', 'post /schedules', 'get /schedules/{id}', 'put /schedules/{id}', 'patch /schedules/{id}', 'delete /schedules/{id}',
       'get /schedules/current-oncall', 'get /schedules/{id}/shifts', 'get /schedules/{id}/calendar.ics',
       'post /schedules/preview', 'post /suppression/preview',
-      'get /incidents', 'get /incidents/{id}', 'put /incidents/{id}', 'patch /incidents/{id}',
+      'get /incidents', 'get /incidents/{id}', 'put /incidents/{id}', 'patch /incidents/{id}', 'post /incidents/{id}/notes',
       'get /heartbeats', 'post /heartbeats', 'get /heartbeats/{id}', 'put /heartbeats/{id}', 'patch /heartbeats/{id}', 'delete /heartbeats/{id}',
       'post /heartbeats/{id}/rotate-token',
       'get /users/me/contact-methods', 'post /users/me/contact-methods', 'get /users/me/contact-methods/{id}', 'put /users/me/contact-methods/{id}',

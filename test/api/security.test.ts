@@ -48,6 +48,7 @@ function validBody(op: Op): unknown {
   if (op.template.startsWith('/heartbeats')) return { name: 'renamed', intervalSeconds: 60 };
   if (op.template.startsWith('/escalation-policies')) return { name: 'renamed', steps: [{ delayMinutes: 5, targets: [{ type: 'channel', channel: 'email', target: { to: 'ops@acme.test' } }] }] };
   if (op.template === '/incidents/{id}') return { status: 'acknowledged' };
+  if (op.template === '/incidents/{id}/notes') return { text: 'a note' };
   if (op.template === '/users') return { email: 'new@acme.test', name: 'New', role: 'member' };
   if (op.template === '/users/me' || op.template === '/users/{id}') return { name: 'renamed' };
   if (op.template === '/users/me/password') return { currentPassword: 'x', newPassword: 'a new long password' };

@@ -13,6 +13,8 @@ export interface IncidentFilter {
   status?: string[];
   assigneeId?: string;
   clientId?: string;
+  /** A member: the incidents assigned to them or that paged them. */
+  mine?: string;
 }
 
 /** A severity's rank in SQL, critical first (the order of SEVERITIES). */
@@ -33,6 +35,15 @@ export function incidentsRepo(deps: { live: Pick<LiveFeed, 'record'> }) {
     if (f.status?.length) q = q.where('status', 'in', f.status);
     if (f.assigneeId !== undefined) q = q.where('assignee_id', '=', f.assigneeId);
     if (f.clientId !== undefined) q = q.where('client_id', '=', f.clientId);
+    const me = f.mine;
+    if (me !== undefined) {
+      // A page to the member is a notification of the incident naming them (notifications_incident index per incident).
+      q = q.where((eb) => eb.or([
+        eb('assignee_id', '=', me),
+        eb.exists(eb.selectFrom('notifications').select('notifications.id')
+          .whereRef('notifications.incident_id', '=', 'incidents.id').where('notifications.recipient_id', '=', me)),
+      ]));
+    }
     return q;
   };
   return {

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { actorOf, principalOf } from '../../http/auth.ts';
 import { apiSchema, conflictResponse, IdParams } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
-import { Incident, IncidentDetail, IncidentList, IncidentListQuery, UpdateIncidentBody } from './incidents-schemas.ts';
+import { Incident, IncidentDetail, IncidentList, IncidentListQuery, NoteBody, TimelineEntry, UpdateIncidentBody } from './incidents-schemas.ts';
 import type { IncidentsService } from './incidents-service.ts';
 
 export function incidentsRoutes(app: Api, incidents: IncidentsService): void {
@@ -11,9 +11,12 @@ export function incidentsRoutes(app: Api, incidents: IncidentsService): void {
 
   app.get('/incidents', {
     config: { scope: read.scope },
-    schema: apiSchema({ ...read, summary: 'List incidents', description: 'Newest first. Filters: `status` (comma list), `assigneeId`, `clientId`.' },
+    schema: apiSchema({ ...read, summary: 'List incidents', description: 'Newest first. Filters: `status` (comma list), `assigneeId`, `clientId`, `mine` (the signed-in member\'s: assigned to them or paged them).' },
       { querystring: IncidentListQuery, response: { 200: IncidentList } }),
-  }, (req) => incidents.list(principalOf(req).orgId, req.query));
+  }, (req) => {
+    const p = principalOf(req);
+    return incidents.list(p.orgId, req.query, p.keyId === null && p.actor.type === 'user' ? p.actor.id : null);
+  });
 
   app.get('/incidents/:id', {
     config: { scope: read.scope },
@@ -29,9 +32,20 @@ export function incidentsRoutes(app: Api, incidents: IncidentsService): void {
       schema: apiSchema({
         ...write,
         summary: method === 'PUT' ? 'Update an incident' : 'Update an incident (synonym of PUT)',
-        description: '`status` (`triggered` ↔ `acknowledged`, either → `resolved`; a resolved incident is final: 409) and `assigneeId` (a user of the organization, or null). Partial: fields left out stay as they are.',
+        description: '`status` (`triggered` ↔ `acknowledged`, either → `resolved`; a resolved incident is final: 409), `assigneeId` (a user of the organization, or null; '
+          + 'while it escalates, the escalation starts again from step 1 and pages the new assignee) and `severity` (a timeline entry and an audit event say who changed it). '
+          + 'Partial: fields left out stay as they are.',
       }, { params: IdParams, body: UpdateIncidentBody, response: { 200: Type.Object({ data: Incident }, { additionalProperties: false }), ...conflictResponse } }),
       handler: async (req) => ({ data: await incidents.update(principalOf(req).orgId, actorOf(req), req.params.id, req.body) }),
     });
   }
+
+  app.post('/incidents/:id/notes', {
+    config: { scope: write.scope },
+    schema: apiSchema({
+      ...write,
+      summary: 'Add a note to an incident',
+      description: 'A `note_added` entry on its timeline, with the author; the dashboard shows it as plain text. Audited as `incident.note_added` (its length, not its text). Allowed on a resolved incident too (a post-mortem remark).',
+    }, { params: IdParams, body: NoteBody, response: { 201: Type.Object({ data: TimelineEntry }, { additionalProperties: false }) } }),
+  }, async (req, reply) => reply.code(201).send({ data: await incidents.addNote(principalOf(req).orgId, actorOf(req), req.params.id, req.body) }));
 }

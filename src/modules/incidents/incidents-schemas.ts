@@ -12,7 +12,7 @@ export const Incident = Type.Object(
     id: Type.String(),
     number: Type.Integer({ description: 'Per organization, from 1.' }),
     title: Type.String(),
-    severity: StringEnum(SEVERITIES, { description: 'The highest severity among its alerts.' }),
+    severity: StringEnum(SEVERITIES, { description: 'The highest severity among its alerts, unless changed by hand (PUT): a hand-set severity holds until a more severe alert joins or an alert of the incident changes severity.' }),
     status: StringEnum(INCIDENT_STATUSES),
     assigneeId: Nullable(Type.String()),
     alertCount: Type.Integer(),
@@ -30,15 +30,22 @@ export type Incident = Static<typeof Incident>;
 
 export const TIMELINE_TYPES = [
   'opened', 'alert_joined', 'status_changed', 'assigned', 'notification_sent', 'notification_failed',
-  'escalation_started', 'escalation_step', 'escalation_stopped',
+  'escalation_started', 'escalation_step', 'escalation_stopped', 'note_added', 'severity_changed',
 ] as const;
+
+export const MAX_NOTE_LENGTH = 5000;
 
 export const TimelineEntry = Type.Object(
   {
     id: Type.String(),
     type: StringEnum(TIMELINE_TYPES),
     actor: Actor,
-    data: Type.Record(Type.String(), Type.Unknown()),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'By type: opened `{workflowId, groupKey}`; alert_joined `{alertId}`; status_changed `{from, to}`; assigned `{from, to, reason?, scheduleId?}`; '
+        + 'notification_sent / notification_failed `{notificationId, source, channel, target, attempts, step?, recipientId?, error?}`; '
+        + 'escalation_started `{escalationId, policyId, policyName, restartOf?, assigneeId?}`; escalation_step `{escalationId, round, step, paged: [{target, userId?, scheduleId?, channel?, via, note?}], nextStepInMinutes | last}`; '
+        + 'escalation_stopped `{escalationId, reason}`; note_added `{text}`; severity_changed `{from, to}`.',
+    }),
     createdAt: Timestamp,
   },
   { additionalProperties: false },
@@ -74,6 +81,7 @@ export const IncidentListQuery = Type.Object({
   status: Type.Optional(Type.String({ pattern: `^(${INCIDENT_STATUSES.join('|')})(,(${INCIDENT_STATUSES.join('|')}))*$`, description: 'Comma list of statuses.' })),
   assigneeId: Type.Optional(Type.String({ maxLength: 200 })),
   clientId: Type.Optional(Type.String({ maxLength: 200 })),
+  mine: Type.Optional(Type.Boolean({ description: 'Only the incidents assigned to the signed-in member or that paged them (a session only: with an API key, 400).' })),
 });
 export type IncidentListQuery = Static<typeof IncidentListQuery>;
 
@@ -81,7 +89,14 @@ export const UpdateIncidentBody = Type.Object(
   {
     status: Type.Optional(StringEnum(INCIDENT_STATUSES)),
     assigneeId: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    severity: Type.Optional(StringEnum(SEVERITIES)),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateIncidentBody = Static<typeof UpdateIncidentBody>;
+
+export const NoteBody = Type.Object(
+  { text: Type.String({ minLength: 1, maxLength: MAX_NOTE_LENGTH, pattern: '\\S', description: `What was found or done, as plain text (1–${MAX_NOTE_LENGTH} characters, not only spaces).` }) },
+  { additionalProperties: false },
+);
+export type NoteBody = Static<typeof NoteBody>;

@@ -12,7 +12,8 @@ import type { AlertsRepo } from '../alerts/alerts-repo.ts';
 import { canMove, toIncident, worse } from './incidents-fns.ts';
 import { forIncident, type NotificationRow } from '../notifications/notifications-repo.ts';
 import type { IncidentEventRow, IncidentFilter, IncidentRow, IncidentsRepo } from './incidents-repo.ts';
-import type { Incident, IncidentListQuery, IncidentStatus, TimelineEntry, UpdateIncidentBody } from './incidents-schemas.ts';
+import type { AuditService } from '../audit/audit-service.ts';
+import type { Incident, IncidentListQuery, IncidentStatus, NoteBody, TimelineEntry, UpdateIncidentBody } from './incidents-schemas.ts';
 import { MAX_DETAIL_ITEMS, OPEN_INCIDENT_STATUSES, TIMELINE_TYPES } from './incidents-schemas.ts';
 
 type TimelineType = (typeof TIMELINE_TYPES)[number];
@@ -40,8 +41,8 @@ export interface IncidentEscalation {
  */
 export type IncidentAlerts = Pick<AlertsRepo, 'transitionOfIncident'>;
 
-export function incidentsService(deps: { store: Store; repo: IncidentsRepo; alerts: IncidentAlerts; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation }) {
-  const { store, repo, clock, cursors } = deps;
+export function incidentsService(deps: { store: Store; repo: IncidentsRepo; alerts: IncidentAlerts; audit: AuditService; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation }) {
+  const { store, repo, audit, clock, cursors } = deps;
 
   const toEntry = (r: IncidentEventRow): TimelineEntry => ({
     id: r.id,
@@ -62,8 +63,11 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; aler
     createdAt: iso(n.sent_at ?? n.updated_at),
   });
 
-  const record = (db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id'>, type: TimelineType, actor: Actor, data: Record<string, unknown>, at: number) =>
-    repo.addEvent(db, { id: orderedId('ine', at), org_id: incident.org_id, incident_id: incident.id, type, actor_type: actor.type, actor_id: actor.id, data: JSON.stringify(data), created_at: at });
+  async function record(db: Kysely<DB>, incident: Pick<IncidentRow, 'id' | 'org_id'>, type: TimelineType, actor: Actor, data: Record<string, unknown>, at: number): Promise<IncidentEventRow> {
+    const row: IncidentEventRow = { id: orderedId('ine', at), org_id: incident.org_id, incident_id: incident.id, type, actor_type: actor.type, actor_id: actor.id, data: JSON.stringify(data), created_at: at };
+    await repo.addEvent(db, row);
+    return row;
+  }
 
   /**
    * Moves the incident, and with it its alerts: acknowledged, its firing alerts are acknowledged; resolved, its
@@ -96,11 +100,16 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; aler
   }
 
   return {
-    list(orgId: string, q: IncidentListQuery): Promise<Page<Incident>> {
+    /** `caller` is the member behind a session (for `mine`), null for an API key. */
+    list(orgId: string, q: IncidentListQuery, caller: string | null = null): Promise<Page<Incident>> {
+      if (q.mine === true && caller === null) {
+        throw new AppError('VALIDATION_ERROR', 'Incident list query is invalid', [{ path: '/mine', message: 'needs a signed-in member; an API key belongs to nobody' }]);
+      }
       const f: IncidentFilter = {
         ...(q.status !== undefined && { status: q.status.split(',') }),
         ...(q.assigneeId !== undefined && { assigneeId: q.assigneeId }),
         ...(q.clientId !== undefined && { clientId: q.clientId }),
+        ...(q.mine === true && caller !== null && { mine: caller }),
       };
       const limit = q.limit ?? 25;
       return paginate(cursors, `${orgId}:incidents:${JSON.stringify(f)}`, { limit, cursor: q.cursor },
@@ -137,9 +146,28 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; aler
           incident = await setStatus(trx, incident, input.status, actor, at);
         }
         if (input.assigneeId !== undefined) incident = await setAssignee(trx, incident, input.assigneeId, actor, at);
+        if (input.severity !== undefined && input.severity !== incident.severity) {
+          const from = incident.severity;
+          incident = (await repo.update(trx, orgId, id, { severity: input.severity, updated_at: at })) as IncidentRow;
+          await record(trx, incident, 'severity_changed', actor, { from, to: input.severity }, at);
+          await audit.record(trx, { orgId, action: 'incident.severity_changed', actor, target: { type: 'incident', id }, metadata: { from, to: input.severity } });
+        }
         return incident;
       });
       return toIncident(row);
+    },
+
+    /** A note on the timeline (plain text, shown as text), audited with its length, not its words. */
+    async addNote(orgId: string, actor: Actor, id: string, input: NoteBody): Promise<TimelineEntry> {
+      const at = clock.now();
+      const row = await store.db.transaction().execute(async (trx) => {
+        const incident = await repo.get(trx, orgId, id);
+        if (!incident) throw notFound('Incident');
+        const r = await record(trx, incident, 'note_added', actor, { text: input.text }, at);
+        await audit.record(trx, { orgId, action: 'incident.note_added', actor, target: { type: 'incident', id }, metadata: { length: input.text.length } });
+        return r;
+      });
+      return toEntry(row);
     },
 
     /**

@@ -16934,7 +16934,7 @@ export interface paths {
         };
         /**
          * List incidents
-         * @description Newest first. Filters: `status` (comma list), `assigneeId`, `clientId`.
+         * @description Newest first. Filters: `status` (comma list), `assigneeId`, `clientId`, `mine` (the signed-in member's: assigned to them or paged them).
          *
          *     Requires scope `incidents:read`.
          */
@@ -16949,6 +16949,8 @@ export interface paths {
                     status?: string;
                     assigneeId?: string;
                     clientId?: string;
+                    /** @description Only the incidents assigned to the signed-in member or that paged them (a session only: with an API key, 400). */
+                    mine?: boolean;
                 };
                 header?: never;
                 path?: never;
@@ -16969,7 +16971,7 @@ export interface paths {
                                 number: number;
                                 title: string;
                                 /**
-                                 * @description The highest severity among its alerts.
+                                 * @description The highest severity among its alerts, unless changed by hand (PUT): a hand-set severity holds until a more severe alert joins or an alert of the incident changes severity.
                                  * @enum {string}
                                  */
                                 severity: "critical" | "high" | "medium" | "low" | "info";
@@ -17186,7 +17188,7 @@ export interface paths {
                                 number: number;
                                 title: string;
                                 /**
-                                 * @description The highest severity among its alerts.
+                                 * @description The highest severity among its alerts, unless changed by hand (PUT): a hand-set severity holds until a more severe alert joins or an alert of the incident changes severity.
                                  * @enum {string}
                                  */
                                 severity: "critical" | "high" | "medium" | "low" | "info";
@@ -17238,12 +17240,13 @@ export interface paths {
                                 timeline: {
                                     id: string;
                                     /** @enum {string} */
-                                    type: "opened" | "alert_joined" | "status_changed" | "assigned" | "notification_sent" | "notification_failed" | "escalation_started" | "escalation_step" | "escalation_stopped";
+                                    type: "opened" | "alert_joined" | "status_changed" | "assigned" | "notification_sent" | "notification_failed" | "escalation_started" | "escalation_step" | "escalation_stopped" | "note_added" | "severity_changed";
                                     actor: {
                                         /** @enum {string} */
                                         type: "integration" | "api_key" | "user" | "system";
                                         id: string | null;
                                     };
+                                    /** @description By type: opened `{workflowId, groupKey}`; alert_joined `{alertId}`; status_changed `{from, to}`; assigned `{from, to, reason?, scheduleId?}`; notification_sent / notification_failed `{notificationId, source, channel, target, attempts, step?, recipientId?, error?}`; escalation_started `{escalationId, policyId, policyName, restartOf?, assigneeId?}`; escalation_step `{escalationId, round, step, paged: [{target, userId?, scheduleId?, channel?, via, note?}], nextStepInMinutes | last}`; escalation_stopped `{escalationId, reason}`; note_added `{text}`; severity_changed `{from, to}`. */
                                     data: {
                                         [key: string]: unknown;
                                     };
@@ -17387,7 +17390,7 @@ export interface paths {
         };
         /**
          * Update an incident
-         * @description `status` (`triggered` ↔ `acknowledged`, either → `resolved`; a resolved incident is final: 409) and `assigneeId` (a user of the organization, or null). Partial: fields left out stay as they are.
+         * @description `status` (`triggered` ↔ `acknowledged`, either → `resolved`; a resolved incident is final: 409), `assigneeId` (a user of the organization, or null; while it escalates, the escalation starts again from step 1 and pages the new assignee) and `severity` (a timeline entry and an audit event say who changed it). Partial: fields left out stay as they are.
          *
          *     Requires scope `incidents:write`.
          */
@@ -17406,6 +17409,8 @@ export interface paths {
                         /** @enum {string} */
                         status?: "triggered" | "acknowledged" | "resolved";
                         assigneeId?: string | null;
+                        /** @enum {string} */
+                        severity?: "critical" | "high" | "medium" | "low" | "info";
                     };
                 };
             };
@@ -17423,7 +17428,7 @@ export interface paths {
                                 number: number;
                                 title: string;
                                 /**
-                                 * @description The highest severity among its alerts.
+                                 * @description The highest severity among its alerts, unless changed by hand (PUT): a hand-set severity holds until a more severe alert joins or an alert of the incident changes severity.
                                  * @enum {string}
                                  */
                                 severity: "critical" | "high" | "medium" | "low" | "info";
@@ -17648,7 +17653,7 @@ export interface paths {
         head?: never;
         /**
          * Update an incident (synonym of PUT)
-         * @description `status` (`triggered` ↔ `acknowledged`, either → `resolved`; a resolved incident is final: 409) and `assigneeId` (a user of the organization, or null). Partial: fields left out stay as they are.
+         * @description `status` (`triggered` ↔ `acknowledged`, either → `resolved`; a resolved incident is final: 409), `assigneeId` (a user of the organization, or null; while it escalates, the escalation starts again from step 1 and pages the new assignee) and `severity` (a timeline entry and an audit event say who changed it). Partial: fields left out stay as they are.
          *
          *     Requires scope `incidents:write`.
          */
@@ -17667,6 +17672,8 @@ export interface paths {
                         /** @enum {string} */
                         status?: "triggered" | "acknowledged" | "resolved";
                         assigneeId?: string | null;
+                        /** @enum {string} */
+                        severity?: "critical" | "high" | "medium" | "low" | "info";
                     };
                 };
             };
@@ -17684,7 +17691,7 @@ export interface paths {
                                 number: number;
                                 title: string;
                                 /**
-                                 * @description The highest severity among its alerts.
+                                 * @description The highest severity among its alerts, unless changed by hand (PUT): a hand-set severity holds until a more severe alert joins or an alert of the incident changes severity.
                                  * @enum {string}
                                  */
                                 severity: "critical" | "high" | "medium" | "low" | "info";
@@ -17903,6 +17910,238 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/incidents/{id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a note to an incident
+         * @description A `note_added` entry on its timeline, with the author; the dashboard shows it as plain text. Audited as `incident.note_added` (its length, not its text). Allowed on a resolved incident too (a post-mortem remark).
+         *
+         *     Requires scope `incidents:write`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What was found or done, as plain text (1–5000 characters, not only spaces). */
+                        text: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "opened" | "alert_joined" | "status_changed" | "assigned" | "notification_sent" | "notification_failed" | "escalation_started" | "escalation_step" | "escalation_stopped" | "note_added" | "severity_changed";
+                                actor: {
+                                    /** @enum {string} */
+                                    type: "integration" | "api_key" | "user" | "system";
+                                    id: string | null;
+                                };
+                                /** @description By type: opened `{workflowId, groupKey}`; alert_joined `{alertId}`; status_changed `{from, to}`; assigned `{from, to, reason?, scheduleId?}`; notification_sent / notification_failed `{notificationId, source, channel, target, attempts, step?, recipientId?, error?}`; escalation_started `{escalationId, policyId, policyName, restartOf?, assigneeId?}`; escalation_step `{escalationId, round, step, paged: [{target, userId?, scheduleId?, channel?, via, note?}], nextStepInMinutes | last}`; escalation_stopped `{escalationId, reason}`; note_added `{text}`; severity_changed `{from, to}`. */
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/heartbeats": {
