@@ -72,6 +72,22 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
   assert.deepEqual(violations, [], `accessibility violations on ${what}`);
 }
 
+/**
+ * The page is no wider than its viewport (nothing to scroll sideways on a phone); a failure names the elements
+ * that stick out on the right.
+ */
+export async function assertFits(page: Page, what: string): Promise<void> {
+  // Two frames: the layout of a resize has been drawn, and what a media query re-rendered with it.
+  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+  const [width, viewport, wide] = await page.evaluate(`(() => {
+    const w = innerWidth;
+    const out = [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > w + 0.5 && el.getClientRects().length > 0)
+      .slice(-5).map((el) => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : '') + ' (' + Math.round(el.getBoundingClientRect().right) + ' px)');
+    return [document.documentElement.scrollWidth, w, out];
+  })()`) as [number, number, string[]];
+  assert.ok(width <= viewport, `${what}: the page is ${width} px wide at ${viewport} px; sticking out: ${wide.join(', ')}`);
+}
+
 /** Collects what the page logs as errors (a CSP violation, an exception), to assert none happened. */
 export function watchErrors(page: Page): string[] {
   const errors: string[] = [];

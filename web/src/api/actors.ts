@@ -28,3 +28,10 @@ export function useActorText(): (a: Actor | null) => string {
     return name ?? `${a.type.replace('_', ' ')}${a.id ? ` ${a.id}` : ''}`;
   };
 }
+
+/** A member by name alone (their email when they have no name), for sentences that say who; an unknown id as it is. */
+export function useMemberName(): (id: string) => string {
+  const users = useMembers();
+  const byId = new Map((users.data?.data ?? []).map((u) => [u.id, u.name || u.email]));
+  return (id) => byId.get(id) ?? `user ${id}`;
+}

@@ -12,8 +12,11 @@ export function setTitlePrefix(prefix: string): void {
   renderTitle();
 }
 
-/** A page's heading, its actions, and the document title. */
-export function Page({ title, actions, children }: { title: string; actions?: ReactNode; children: ReactNode }) {
+/**
+ * A page's heading, its actions, and the document title. With `thumb`, a phone shows the actions in a bar at the
+ * bottom of the screen, where the thumb reaches them (a record's page: acknowledge, resolve).
+ */
+export function Page({ title, actions, thumb = false, children }: { title: string; actions?: ReactNode; thumb?: boolean; children: ReactNode }) {
   useEffect(() => {
     titleBase = `${title} · AlertFlow`;
     renderTitle();
@@ -22,9 +25,11 @@ export function Page({ title, actions, children }: { title: string; actions?: Re
     <section className="page">
       <header className="page-head">
         <h1>{title}</h1>
-        {actions && <div className="actions">{actions}</div>}
+        {actions && <div className={thumb ? 'actions thumb-top' : 'actions'}>{actions}</div>}
       </header>
       {children}
+      {/* Only one of the two is displayed (app.css): the other is out of the page and of the accessibility tree. */}
+      {thumb && actions && <div className="actions thumb-bar">{actions}</div>}
     </section>
   );
 }

@@ -6,16 +6,15 @@ import type { AlertQuery } from '../../api/types';
 const PAGE = 50;
 
 /** The API query the address describes: filters live in the URL, so a filtered list survives a reload. */
-export function alertQueryOf(params: URLSearchParams, cursor?: string): AlertQuery {
+export function alertQueryOf(params: URLSearchParams): AlertQuery {
   const q: AlertQuery = { limit: PAGE, status: params.get('status') ?? 'firing,acknowledged' };
   if (q.status === '') delete q.status;
-  for (const k of ['severity', 'integrationId', 'clientId', 'q'] as const) {
+  for (const k of ['severity', 'integrationId', 'clientId', 'q', 'cursor'] as const) {
     const v = params.get(k);
     if (v) q[k] = v;
   }
   const label = params.get('label');
   if (label) q.label = label.split(/\s+/).filter(Boolean);
-  if (cursor) q.cursor = cursor;
   return q;
 }
 

@@ -1,11 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import type { AlertListItem } from '../../api/types';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
+import { FilterFold } from '../../components/filter-fold';
 import { SelectField, TextField } from '../../components/form';
-import { formatTime } from '../../components/format';
+import { formatAge, formatTime, plural } from '../../components/format';
 import { Loading, Page } from '../../components/page';
+import { Pager, useCursorPages } from '../../components/pager';
+import { useNarrow } from '../../components/use-narrow';
 import { useCan } from '../auth/session';
 import { alertQueryOf, useAlerts, useBulkAction, useFilterChoices, type AlertAction } from './alerts-api';
 
@@ -19,9 +23,14 @@ const STATUS_CHOICES = [
 ];
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
 const FILTERS = ['status', 'severity', 'integrationId', 'clientId', 'label', 'q'] as const;
+const OPEN = 'firing,acknowledged';
+
+/** How many filters differ from the default list (open alerts). */
+const activeFilters = (p: URLSearchParams) => FILTERS.filter((k) => (k === 'status' ? (p.get(k) ?? OPEN) !== OPEN : Boolean(p.get(k)))).length;
+
 function Filters({ params, onApply }: { params: URLSearchParams; onApply: (next: URLSearchParams) => void }) {
   const { integrations, clients } = useFilterChoices();
-  const submit = (e: FormEvent<HTMLFormElement>) => {
+  const submit = (e: FormEvent<HTMLFormElement>, fold: () => void) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
     const next = new URLSearchParams();
@@ -29,10 +38,13 @@ function Filters({ params, onApply }: { params: URLSearchParams; onApply: (next:
       const v = String(form.get(k) ?? '').trim();
       if (v || k === 'status') next.set(k, v);
     }
+    fold();
     onApply(next);
   };
   return (
-    <form className="filters" onSubmit={submit} role="search" key={params.toString()}>
+    <FilterFold active={activeFilters(params)}>
+      {(fold) => (
+    <form className="filters" onSubmit={(e) => submit(e, fold)} role="search" aria-label="Filter alerts" key={params.toString()}>
       <TextField label="Search titles" name="q" type="search" defaultValue={params.get('q') ?? ''} />
       <SelectField label="Status" name="status" defaultValue={params.get('status') ?? 'firing,acknowledged'}>
         {STATUS_CHOICES.map((s) => <option key={s.value} value={s.value}>{s.label}</option>)}
@@ -53,23 +65,59 @@ function Filters({ params, onApply }: { params: URLSearchParams; onApply: (next:
         hint="key=value, separated by spaces; all must match" />
       <div className="filter-actions"><button type="submit">Apply filters</button></div>
     </form>
+      )}
+    </FilterFold>
+  );
+}
+
+/** The next step of an alert's life: Acknowledge while firing or suppressed, Resolve while acknowledged. */
+function PrimaryAction({ alert: a }: { alert: AlertListItem }) {
+  const action = useBulkAction();
+  if (a.status === 'resolved') return null;
+  const ack = a.status !== 'acknowledged';
+  return (
+    <div className="row-actions">
+      <button type="button" disabled={action.isPending} aria-label={`${ack ? 'Acknowledge' : 'Resolve'} ${a.title}`}
+        onClick={() => action.mutate({ action: ack ? 'acknowledge' : 'resolve', ids: [a.id] })}>{ack ? 'Acknowledge' : 'Resolve'}</button>
+      <ErrorDisplay error={action.error} />
+    </div>
+  );
+}
+
+/** A phone's alert: title, severity, status and age, its next action at the bottom where the thumb is. */
+function Card({ alert: a, canWrite, selected, onToggle }: { alert: AlertListItem; canWrite: boolean; selected: boolean; onToggle: () => void }) {
+  return (
+    <li className="card-item">
+      <div className="card-head">
+        {canWrite && <input type="checkbox" aria-label={`Select ${a.title}`} checked={selected} onChange={onToggle} />}
+        <Link className="clamp card-title" to={`/alerts/${a.id}`}>{a.title}</Link>
+      </div>
+      <div className="card-foot">
+        <p className="meta-line">
+          <SeverityBadge value={a.severity} /> <StatusBadge value={a.status} />
+          <span className="muted"><time dateTime={a.lastSeenAt} title={formatTime(a.lastSeenAt)}>{formatAge(a.lastSeenAt)}</time></span>
+          {a.occurrences > 1 && <span className="muted">seen {plural(a.occurrences, 'time')}</span>}
+        </p>
+        {canWrite && <PrimaryAction alert={a} />}
+      </div>
+    </li>
   );
 }
 
 export default function AlertsPage() {
   const [params, setParams] = useSearchParams();
-  const [cursors, setCursors] = useState<string[]>([]);
-  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const pages = useCursorPages();
+  const narrow = useNarrow();
+  const [selection, setSelection] = useState<{ of: string; ids: Set<string> }>({ of: '', ids: new Set() });
+  // A selection belongs to the page it was made on: another page or filter starts with none.
+  const selected = selection.of === params.toString() ? selection.ids : new Set<string>();
+  const setSelected = (ids: Set<string>) => setSelection({ of: params.toString(), ids });
   const canWrite = useCan('alerts:write');
-  const list = useAlerts(alertQueryOf(params, cursors.at(-1)));
+  const list = useAlerts(alertQueryOf(params));
   const bulk = useBulkAction();
   const rows = list.data?.data ?? [];
 
-  const apply = (next: URLSearchParams) => {
-    setCursors([]);
-    setSelected(new Set());
-    setParams(next);
-  };
+  const apply = (next: URLSearchParams) => setParams(pages.firstPage(next));
   const toggle = (id: string) => {
     const s = new Set(selected);
     if (s.has(id)) s.delete(id);
@@ -81,66 +129,72 @@ export default function AlertsPage() {
   const act = (action: AlertAction) => bulk.mutate({ action, ids: [...selected] }, { onSuccess: () => setSelected(new Set()) });
   // The bulk answer is per alert: say how many could not change (e.g. acknowledging one already resolved).
   const refused = bulk.data?.data.results.filter((r) => !r.ok).length ?? 0;
+  const total = list.data?.meta.total;
 
-  const filtered = FILTERS.some((k) => k !== 'status' && params.get(k));
+  const filtered = activeFilters(params) > 0;
   return (
     <Page title="Alerts">
       <Filters params={params} onApply={apply} />
-      {canWrite && (
+      {canWrite && rows.length > 0 && (
         <div className="toolbar" aria-live="polite">
+          <label className="check"><input type="checkbox" checked={allChecked} onChange={toggleAll} /> Select all on this page</label>
           <span>{selected.size} selected</span>
-          <button type="button" disabled={selected.size === 0 || bulk.isPending} onClick={() => act('acknowledge')}>Acknowledge</button>
-          <button type="button" disabled={selected.size === 0 || bulk.isPending} onClick={() => act('resolve')}>Resolve</button>
-          {refused > 0 && <span role="status">{refused} alert{refused === 1 ? '' : 's'} could not change (already resolved, or gone).</span>}
+          {/* On a phone the bulk buttons take room only once something is selected. */}
+          {(!narrow || selected.size > 0) && (
+            <>
+              <button type="button" disabled={selected.size === 0 || bulk.isPending} onClick={() => act('acknowledge')}>Acknowledge selected</button>
+              <button type="button" disabled={selected.size === 0 || bulk.isPending} onClick={() => act('resolve')}>Resolve selected</button>
+            </>
+          )}
+          {refused > 0 && <span role="status">{plural(refused, 'alert')} could not change (already resolved, or gone).</span>}
         </div>
       )}
       <ErrorDisplay error={bulk.error ?? list.error} />
+      {total !== undefined && rows.length > 0 && <p className="muted list-count">{plural(total, 'alert')}</p>}
       {list.isPending ? <Loading rows={8} /> : rows.length === 0 ? (
         <EmptyState title={filtered ? 'No alert matches these filters' : 'No open alerts'}>
           {filtered
-            ? <p>Change or clear the filters above.</p>
+            ? <p>Change or clear the filters.</p>
             : <p>Nothing is firing. To receive alerts, <Link to="/integrations">create an integration</Link> and point your monitoring tool at its ingest URL.</p>}
         </EmptyState>
+      ) : narrow ? (
+        <ul className="cards" aria-label="Alerts">
+          {rows.map((a) => <Card key={a.id} alert={a} canWrite={canWrite} selected={selected.has(a.id)} onToggle={() => toggle(a.id)} />)}
+        </ul>
       ) : (
         <div className="table-wrap">
           <table>
-            <caption className="sr-only">Alerts{list.data?.meta.total !== undefined ? `, ${list.data.meta.total} in all` : ''}</caption>
+            <caption className="sr-only">Alerts{total !== undefined ? `, ${total} in all` : ''}</caption>
             <thead>
               <tr>
-                {canWrite && <th scope="col"><input type="checkbox" aria-label="Select all on this page" checked={allChecked} onChange={toggleAll} /></th>}
+                {canWrite && <th scope="col"><span className="sr-only">Selected</span></th>}
                 <th scope="col">Title</th>
                 <th scope="col">Severity</th>
                 <th scope="col">Status</th>
-                <th scope="col" className="wide-only">Source</th>
-                <th scope="col" className="num wide-only">Seen</th>
-                <th scope="col" className="wide-only">Last seen</th>
+                <th scope="col">Source</th>
+                <th scope="col" className="num">Seen</th>
+                <th scope="col">Last seen</th>
+                {canWrite && <th scope="col"><span className="sr-only">Actions</span></th>}
               </tr>
             </thead>
             <tbody>
               {rows.map((a) => (
                 <tr key={a.id}>
                   {canWrite && <td><input type="checkbox" aria-label={`Select ${a.title}`} checked={selected.has(a.id)} onChange={() => toggle(a.id)} /></td>}
-                  <td className="title-cell"><Link to={`/alerts/${a.id}`}>{a.title}</Link></td>
+                  <td className="title-cell"><Link className="clamp" to={`/alerts/${a.id}`}>{a.title}</Link></td>
                   <td><SeverityBadge value={a.severity} /></td>
                   <td><StatusBadge value={a.status} /></td>
-                  <td className="wide-only">{a.source ?? '—'}</td>
-                  <td className="num wide-only">{a.occurrences}</td>
-                  <td className="wide-only">{formatTime(a.lastSeenAt)}</td>
+                  <td className="break">{a.source ?? '—'}</td>
+                  <td className="num">{a.occurrences}</td>
+                  <td><time dateTime={a.lastSeenAt} title={formatTime(a.lastSeenAt)}>{formatAge(a.lastSeenAt)}</time></td>
+                  {canWrite && <td><PrimaryAction alert={a} /></td>}
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      <div className="pager">
-        <button type="button" className="secondary" disabled={cursors.length === 0} onClick={() => { setCursors(cursors.slice(0, -1)); setSelected(new Set()); }}>
-          Previous page
-        </button>
-        <button type="button" className="secondary" disabled={!list.data?.meta.hasMore}
-          onClick={() => { setCursors([...cursors, list.data?.meta.nextCursor as string]); setSelected(new Set()); }}>
-          Next page
-        </button>
-      </div>
+      <Pager pages={pages} meta={list.data?.meta} />
     </Page>
   );
 }

@@ -1,36 +1,15 @@
-import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { useActorText, useMembers } from '../../api/actors';
+import { useActorText } from '../../api/actors';
 import type { Incident } from '../../api/types';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay, RecordError } from '../../components/error-display';
-import { SelectField } from '../../components/form';
-import { formatTime } from '../../components/format';
+import { formatAge, formatTime, plural } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useIncident, useUpdateIncident } from './incidents-api';
+import { AssignForm, NoteForm, SeverityForm } from './incident-work';
 import { Timeline } from './timeline';
-
-function AssignForm({ incident }: { incident: Incident }) {
-  const members = useMembers().data?.data ?? [];
-  const update = useUpdateIncident(incident.id);
-  const [choice, setChoice] = useState(incident.assigneeId ?? '');
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    update.mutate({ assigneeId: choice || null });
-  };
-  return (
-    <form className="assign" onSubmit={submit}>
-      <SelectField label="Assignee" value={choice} onChange={(e) => setChoice(e.target.value)}>
-        <option value="">Unassigned</option>
-        {members.map((u) => <option key={u.id} value={u.id}>{u.name} ({u.email})</option>)}
-      </SelectField>
-      <button type="submit" disabled={update.isPending || choice === (incident.assigneeId ?? '')}>Assign</button>
-      <ErrorDisplay error={update.error} />
-    </form>
-  );
-}
 
 function Detail({ incident }: { incident: Incident }) {
   const canWrite = useCan('incidents:write');
@@ -40,6 +19,7 @@ function Detail({ incident }: { incident: Incident }) {
   return (
     <Page
       title={`#${incident.number} ${incident.title}`}
+      thumb
       actions={canWrite && open ? (
         <>
           {incident.status === 'triggered' && (
@@ -52,45 +32,47 @@ function Detail({ incident }: { incident: Incident }) {
       <ErrorDisplay error={update.error} />
       <p className="meta-line">
         <SeverityBadge value={incident.severity} /> <StatusBadge value={incident.status} />
-        <span>{incident.alertCount} alert{incident.alertCount === 1 ? '' : 's'}</span>
+        <span>{plural(incident.alertCount, 'alert')}</span>
+        <span>Opened <time dateTime={incident.createdAt} title={formatTime(incident.createdAt)}>{formatAge(incident.createdAt)}</time></span>
         <span>Assignee: {incident.assigneeId ? actorText({ type: 'user', id: incident.assigneeId }) : 'nobody'}</span>
       </p>
-      <div className="grid-2">
-        <section className="panel">
-          <h2>Timeline</h2>
-          <Timeline incident={incident} />
+      {canWrite && open && (
+        <section className="panel work" aria-labelledby="work-heading">
+          <h2 id="work-heading">Work the incident</h2>
+          <div className="work-forms">
+            <AssignForm key={`a${incident.assigneeId ?? ''}`} incident={incident} />
+            <SeverityForm key={`s${incident.severity}`} incident={incident} />
+          </div>
         </section>
-        <section className="panel">
-          <h2>Details</h2>
+      )}
+      <div className="grid-2">
+        <section className="panel" aria-labelledby="timeline-heading">
+          <h2 id="timeline-heading">Timeline</h2>
+          <Timeline incident={incident} />
+          {canWrite && <NoteForm incident={incident} />}
+        </section>
+        <section className="panel" aria-labelledby="details-heading">
+          <h2 id="details-heading">Details</h2>
           <dl className="pairs">
             <div><dt>Opened</dt><dd>{formatTime(incident.createdAt)}</dd></div>
             <div><dt>Acknowledged</dt><dd>{incident.acknowledgedAt ? formatTime(incident.acknowledgedAt) : 'Not acknowledged'}</dd></div>
             <div><dt>Resolved</dt><dd>{incident.resolvedAt ? formatTime(incident.resolvedAt) : 'Not resolved'}</dd></div>
             <div><dt>Grouped by</dt><dd className="break">{incident.groupKey || '—'}</dd></div>
           </dl>
-          {canWrite && open && <AssignForm key={incident.assigneeId ?? ''} incident={incident} />}
+          <h3>Alerts</h3>
+          {incident.alerts.length === 0 ? <p className="muted">No alerts.</p> : (
+            <ul className="short-list">
+              {incident.alerts.map((a) => (
+                <li key={a.id} className="alert-line">
+                  <Link className="clamp" to={`/alerts/${a.id}`}>{a.title}</Link>
+                  <span className="meta-line"><SeverityBadge value={a.severity} /> <StatusBadge value={a.status} />
+                    <time className="muted" dateTime={a.createdAt} title={formatTime(a.createdAt)}>{formatAge(a.createdAt)}</time></span>
+                </li>
+              ))}
+            </ul>
+          )}
         </section>
       </div>
-      <section className="panel">
-        <h2>Alerts</h2>
-        {incident.alerts.length === 0 ? <p className="muted">No alerts.</p> : (
-          <div className="table-wrap">
-            <table>
-              <thead><tr><th scope="col">Title</th><th scope="col">Severity</th><th scope="col">Status</th><th scope="col" className="wide-only">Created</th></tr></thead>
-              <tbody>
-                {incident.alerts.map((a) => (
-                  <tr key={a.id}>
-                    <td className="title-cell"><Link to={`/alerts/${a.id}`}>{a.title}</Link></td>
-                    <td><SeverityBadge value={a.severity} /></td>
-                    <td><StatusBadge value={a.status} /></td>
-                    <td className="wide-only">{formatTime(a.createdAt)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
     </Page>
   );
 }

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { useActorText } from '../../api/actors';
+import { useActorText, useMemberName } from '../../api/actors';
 import { useScheduleNames } from '../../api/schedules';
 import type { Incident } from '../../api/types';
 import { formatTime } from '../../components/format';
@@ -9,18 +9,20 @@ import { describeEntry, type TimelineNames } from './timeline-fns';
 export function Timeline({ incident }: { incident: Incident }) {
   const actorText = useActorText();
   const schedule = useScheduleNames();
+  const user = useMemberName();
   const titles = new Map(incident.alerts.map((a) => [a.id, a.title]));
-  const names: TimelineNames = { user: (id) => actorText({ type: 'user', id }), schedule, alert: (id) => titles.get(id) };
+  const names: TimelineNames = { user, schedule, alert: (id) => titles.get(id) };
   if (incident.timeline.length === 0) return <p className="muted">Nothing has happened yet.</p>;
   return (
     <ol className="timeline">
       {incident.timeline.map((e) => {
-        const { text, alertId } = describeEntry(e, names);
+        const { text, alertId, quote } = describeEntry(e, names);
         return (
           <li key={e.id} data-type={e.type}>
             <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
             <span className="break">{alertId ? <Link to={`/alerts/${alertId}`}>{text}</Link> : text}</span>
             {e.actor.type !== 'system' && <span className="muted">by {actorText(e.actor)}</span>}
+            {quote !== undefined && <p className="note prewrap break">{quote}</p>}
           </li>
         );
       })}

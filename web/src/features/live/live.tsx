@@ -119,7 +119,7 @@ export function LiveUpdates({ onRefused }: { onRefused: () => void }) {
       </span>
       <label className="live-notify">
         <input type="checkbox" checked={notify} onChange={(e) => void toggle(e.target.checked)} />
-        Alert me on new critical alerts
+        Alert me<span className="wide-only"> on new critical alerts</span>
       </label>
     </div>
   );
