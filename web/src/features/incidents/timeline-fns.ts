@@ -78,7 +78,7 @@ export const TIMELINE_TEXT: Record<TimelineType, (d: Data, names: TimelineNames)
     const next = d.last === true ? ' That was the last step.' : d.nextStepInMinutes !== undefined ? ` Next step in ${plural(Number(d.nextStepInMinutes), 'minute')} unless acknowledged.` : '';
     return { text: `Escalation step ${str(d.step)}${round} paged ${paged.length ? paged.join('; ') : 'nobody'}.${next}` };
   },
-  note_added: (d) => ({ text: 'Note', quote: str(d.text) || '(empty)' }),
+  note_added: (d) => ({ text: 'Added a note', quote: str(d.text) || '(empty)' }),
   severity_changed: (d) => ({ text: `Severity changed from ${str(d.from) || 'unknown'} to ${str(d.to) || 'unknown'}` }),
   escalation_stopped: (d) => ({ text: `Escalation stopped: ${STOP_REASONS[str(d.reason)] ?? (str(d.reason) || 'no reason recorded')}` }),
 };
