@@ -27,7 +27,7 @@ before(async () => {
 after(async () => { await smtp?.close(); });
 
 eachStore('incidents and alerts, worked in a browser', { together: true }, (kind) => {
-  const app = useDashboard(browser, kind, { env });
+  const app = useDashboard(browser, kind, { env, startTimeoutMs: 60_000 });
   const shot = (name: string) => screenshot(app.page, `${kind}-incidents-${name}`);
   const asBrowser = async (method: string, path: string, body?: unknown) => {
     const r = await apiAsBrowser(app.server, app.context, method, path, body);
@@ -180,6 +180,7 @@ eachStore('incidents and alerts, worked in a browser', { together: true }, (kind
       await app.page.mouse.wheel(0, 5000);
       await app.page.getByRole('button', { name: 'Next page' }).click();
       await app.page.waitForURL(/cursor=/);
+      await eventually('the second page: the last 10', async () => ((await cards.count()) === 10 ? true : undefined), 10_000);
       await eventually('scrolled to the top', async () => ((await app.page.evaluate('window.scrollY')) === 0 ? true : undefined), 5000);
       const second = await cards.first().innerText();
       await app.page.reload();
