@@ -34,7 +34,7 @@ describe('served OpenAPI document', () => {
       'get /clients', 'post /clients', 'get /clients/{id}', 'put /clients/{id}', 'patch /clients/{id}', 'delete /clients/{id}',
       'get /suppression', 'post /suppression', 'get /suppression/{id}', 'put /suppression/{id}', 'patch /suppression/{id}', 'delete /suppression/{id}',
       'get /users', 'post /users', 'patch /users/{id}', 'delete /users/{id}', 'post /users/{id}/password-link',
-      'patch /users/me', 'post /users/me/password',
+      'get /users/me', 'patch /users/me', 'post /users/me/password',
       'get /api-keys', 'post /api-keys', 'delete /api-keys/{id}', 'get /audit-log',
       'get /workflows', 'post /workflows', 'get /workflows/{id}', 'put /workflows/{id}', 'patch /workflows/{id}', 'delete /workflows/{id}',
       'post /workflows/{id}/enable', 'post /workflows/{id}/disable', 'post /workflows/{id}/test', 'post /workflows/test', 'get /workflows/{id}/runs',

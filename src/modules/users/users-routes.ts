@@ -40,9 +40,18 @@ export function usersRoutes(app: Api, deps: { users: UsersService; auth: AuthSer
     }, { body: CreateUserBody, response: { 201: CreatedUser, ...conflictResponse } }),
   }, async (req, reply) => reply.code(201).send({ data: await users.create(principalOf(req).orgId, actorOf(req), req.body, principalOf(req)) }));
 
+  app.get('/users/me', {
+    config: { scope: read.scope },
+    schema: apiSchema({ ...read, summary: 'You, the signed-in member', description: 'With the session cookie only (an API key: 403).' },
+      { response: { 200: UserResponse } }),
+  }, async (req) => {
+    const me = signedIn(req);
+    return { data: await users.get(me.orgId, me.userId) };
+  });
+
   app.patch('/users/me', {
     config: { scope: read.scope },
-    schema: apiSchema({ ...read, summary: 'Change your own name', description: 'With the session cookie only (an API key: 403).' },
+    schema: apiSchema({ ...read, summary: 'Change your own name or time zone', description: 'With the session cookie only (an API key: 403). Your time zone decides which pages analytics counts as nights and weekends; null: the organization\'s.' },
       { body: UpdateMeBody, response: { 200: UserResponse } }),
   }, async (req) => {
     const me = signedIn(req);

@@ -11374,15 +11374,186 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * You, the signed-in member
+         * @description With the session cookie only (an API key: 403).
+         *
+         *     Requires scope `users:read`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                email: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "owner" | "admin" | "member";
+                                /** @description IANA time zone of the member's working hours (analytics counts pages outside them as nights and weekends); null: the organization's. */
+                                timezone: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
         /**
-         * Change your own name
-         * @description With the session cookie only (an API key: 403).
+         * Change your own name or time zone
+         * @description With the session cookie only (an API key: 403). Your time zone decides which pages analytics counts as nights and weekends; null: the organization's.
          *
          *     Requires scope `users:read`.
          */

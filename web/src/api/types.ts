@@ -36,6 +36,7 @@ export type SampleAlert = TestDraftBody['alert'];
 export type DryRun = Ok<paths['/workflows/test']['post']>['data'];
 export type Trigger = Workflow['trigger'];
 export type Client = Ok<paths['/clients/{id}']['get']>['data'];
+export type ClientReport = Ok<paths['/clients/{id}/report']['get']>['data'];
 export type CreateClientBody = Body<paths['/clients']['post']>;
 export type PatchClientBody = Body<paths['/clients/{id}']['patch']>;
 export type Incident = Ok<paths['/incidents/{id}']['get']>['data'];

@@ -18,6 +18,8 @@ const NAV = [
   { to: '/workflows', label: 'Workflows' },
   { to: '/suppression', label: 'Suppression' },
   { to: '/clients', label: 'Clients' },
+  { to: '/client-board', label: 'Client board' },
+  { to: '/analytics', label: 'Analytics' },
   { to: '/members', label: 'Members' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/audit-log', label: 'Audit log' },
@@ -28,7 +30,7 @@ function Nav({ session }: { session: SessionView }) {
   const replace = useReplaceSession();
   const navigate = useNavigate();
   const qc = useQueryClient();
-  // On a phone the 13 links would push every page down by a screen's third: they fold behind a Menu button there.
+  // On a phone the 15 links would push every page down by a screen's third: they fold behind a Menu button there.
   const [menuOpen, setMenuOpen] = useState(false);
   const out = useMutation({
     mutationFn: logout,

@@ -27,3 +27,11 @@ export function safeHref(value: string): string | null {
     return null;
   }
 }
+
+/** A duration in milliseconds as a person reads it: `45 s`, `12 min`, `3.5 h`, `2.1 d`. */
+export function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  if (ms < 86_400_000) return `${Math.round(ms / 360_000) / 10} h`;
+  return `${Math.round(ms / 8_640_000) / 10} d`;
+}

@@ -23,9 +23,13 @@ export function ClientForm({ title, initial, submitLabel, onSubmit, onCancel, bu
   const [slugTyped, setSlugTyped] = useState(initial !== null);
   const [contactEmail, setContactEmail] = useState(initial?.contactEmail ?? '');
   const [notes, setNotes] = useState(initial?.notes ?? '');
+  const [recipients, setRecipients] = useState((initial?.reportRecipients ?? []).join(', '));
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    onSubmit({ name, slug, contactEmail: contactEmail.trim() === '' ? null : contactEmail.trim(), notes: notes.trim() === '' ? null : notes });
+    onSubmit({
+      name, slug, contactEmail: contactEmail.trim() === '' ? null : contactEmail.trim(), notes: notes.trim() === '' ? null : notes,
+      reportRecipients: recipients.split(/[\s,;]+/).map((r) => r.trim()).filter(Boolean),
+    });
   };
   return (
     <form className="panel" onSubmit={submit} noValidate aria-labelledby="client-form-title">
@@ -36,7 +40,9 @@ export function ClientForm({ title, initial, submitLabel, onSubmit, onCancel, bu
         hint="Alerts whose labels.client equals it belong to this client. Lower-case letters, digits, - _ and ." />
       <TextField label="Contact email" type="email" value={contactEmail} errors={fieldErrors(error, 'contactEmail')} onChange={(e) => setContactEmail(e.target.value)} />
       <TextAreaField label="Notes" rows={3} value={notes} errors={fieldErrors(error, 'notes')} onChange={(e) => setNotes(e.target.value)} />
-      <ErrorDisplay error={error} fields={['name', 'slug', 'contactEmail', 'notes']} />
+      <TextField label="Monthly report to" type="text" value={recipients} errors={fieldErrors(error, 'reportRecipients')} onChange={(e) => setRecipients(e.target.value)}
+        hint="Email addresses, comma-separated: the client's report of each month goes to them on the 1st. Empty: nobody." />
+      <ErrorDisplay error={error} fields={['name', 'slug', 'contactEmail', 'notes', 'reportRecipients']} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>
         <button type="submit" disabled={busy}>{submitLabel}</button>

@@ -57,6 +57,7 @@ function Detail({ client: c }: { client: Client }) {
       actions={(
         <>
           <Link className="button secondary" to="/clients">All clients</Link>
+          <Link className="button secondary" to={`/clients/${c.id}/report`}>Report</Link>
           {canWrite && !editing && <button type="button" className="secondary" onClick={() => setEditing(true)}>Edit</button>}
           {canWrite && <button type="button" className="danger" onClick={() => setConfirming(true)}>Delete</button>}
         </>
@@ -71,6 +72,7 @@ function Detail({ client: c }: { client: Client }) {
           <div><dt>Slug</dt><dd><code>{c.slug}</code></dd></div>
           <div><dt>Contact email</dt><dd>{c.contactEmail ?? '—'}</dd></div>
           <div><dt>Notes</dt><dd>{c.notes ?? '—'}</dd></div>
+          <div><dt>Monthly report to</dt><dd>{c.reportRecipients.length ? c.reportRecipients.join(', ') : '—'}</dd></div>
           <div><dt>Created</dt><dd>{formatTime(c.createdAt)}</dd></div>
         </dl>
       )}

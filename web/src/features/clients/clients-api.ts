@@ -43,6 +43,14 @@ export function useClientWindows(clientId: string) {
   });
 }
 
+export function useClientReport(id: string, period: string | undefined) {
+  const query = period ? { period } : {};
+  return useQuery({
+    queryKey: ['clients', id, 'report', period ?? null],
+    queryFn: ({ signal }) => unwrap(api.GET('/clients/{id}/report', { params: { path: { id }, query }, signal })),
+  });
+}
+
 export const openAlertsOf = (clientId: string) => ({ clientId, status: 'firing,acknowledged', limit: SHORT });
 
 function useInvalidate() {

@@ -6,7 +6,7 @@ const data = { id: 'alt_1', status: 'firing', severity: 'critical', title: 'Disk
 describe('live updates', () => {
   it('makes the alert lists and that alert stale on an alert event, the incidents on an incident event', () => {
     expect(staleKeys('alert.updated', data)).toEqual([['alerts'], ['alert', 'alt_1']]);
-    expect(staleKeys('incident.created', { ...data, id: 'inc_1' })).toEqual([['incidents']]);
+    expect(staleKeys('incident.created', { ...data, id: 'inc_1' })).toEqual([['incidents'], ['alerts', 'client-board']]);
     expect(staleKeys('something.else', data)).toEqual([]);
   });
 

@@ -12,7 +12,8 @@ export const INCIDENT_EVENTS = ['incident.created', 'incident.updated'] as const
 /** The query-cache prefixes an event makes stale (the pages refetch what they show). */
 export function staleKeys(type: string, data: LiveData | null): unknown[][] {
   if ((ALERT_EVENTS as readonly string[]).includes(type)) return [['alerts'], ...(data ? [['alert', data.id]] : [['alert']])];
-  if ((INCIDENT_EVENTS as readonly string[]).includes(type)) return [['incidents']];
+  // The client board counts open incidents too; it lives under `alerts`, which alert events already refresh.
+  if ((INCIDENT_EVENTS as readonly string[]).includes(type)) return [['incidents'], ['alerts', 'client-board']];
   return [];
 }
 

@@ -34,6 +34,12 @@ export const useRemoveMember = () =>
 
 export const useRename = () => useMemberMutation((name: string) => unwrap(api.PATCH('/users/me', { body: { name } })));
 
+export const useSetMyZone = () => useMemberMutation((timezone: string | null) => unwrap(api.PATCH('/users/me', { body: { timezone } })));
+
+export function useMe() {
+  return useQuery({ queryKey: ['users', 'me'], queryFn: ({ signal }) => unwrap(api.GET('/users/me', { signal })) });
+}
+
 export function useChangePassword() {
   return useMutation({
     mutationFn: (body: { currentPassword: string; newPassword: string }) => unwrap(api.POST('/users/me/password', { body })),

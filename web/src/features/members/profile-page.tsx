@@ -4,7 +4,8 @@ import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, TextField } from '../../components/form';
 import { Page } from '../../components/page';
 import { useSession } from '../auth/session';
-import { useChangePassword, useRename } from './members-api';
+import { ZoneField } from '../../components/zone-field';
+import { useChangePassword, useMe, useRename, useSetMyZone } from './members-api';
 
 function NameForm() {
   const session = useSession();
@@ -21,6 +22,25 @@ function NameForm() {
       <ErrorDisplay error={rename.error} fields={['name']} />
       {rename.isSuccess && <p role="status">Saved.</p>}
       <button type="submit" disabled={rename.isPending}>Save name</button>
+    </form>
+  );
+}
+
+function ZoneForm({ current }: { current: string | null }) {
+  const save = useSetMyZone();
+  const [zone, setZone] = useState(current ?? '');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate(zone.trim() === '' ? null : zone.trim());
+  };
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="zone-head">
+      <h2 id="zone-head">Your time zone</h2>
+      <ZoneField value={zone} onChange={setZone} errors={fieldErrors(save.error, 'timezone')}
+        hint="Pages outside 09:00–18:00 Monday to Friday on your clock count as nights and weekends in Analytics. Empty: the organization's zone." />
+      <ErrorDisplay error={save.error} fields={['timezone']} />
+      {save.isSuccess && <p role="status">Saved.</p>}
+      <button type="submit" disabled={save.isPending}>Save time zone</button>
     </form>
   );
 }
@@ -48,6 +68,7 @@ function PasswordForm() {
 
 export default function ProfilePage() {
   const session = useSession();
+  const me = useMe();
   return (
     <Page title="Your profile">
       <p className="muted">{session.user.email} · {session.user.role} of {session.organization.name}</p>
@@ -55,6 +76,7 @@ export default function ProfilePage() {
       <div className="grid-2">
         <NameForm />
         <PasswordForm />
+        {me.data && <ZoneForm current={me.data.data.timezone} />}
       </div>
     </Page>
   );
