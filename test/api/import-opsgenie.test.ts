@@ -35,7 +35,7 @@ for (const kind of STORE_KINDS) {
       skipped(plan, 'integration', 'og-i4', /no owner team/);
       skipped(plan, 'integration', 'og-i4', /no AlertFlow preset reads what Nagios sends/);
       skipped(plan, 'routing_rule', 'og-t1/og-rr2', /some times only/);
-      skipped(plan, 'routing_rule', 'og-t1/og-rr3', /"tags contains noise" has no AlertFlow equivalent/);
+      skipped(plan, 'routing_rule', 'og-t1/og-rr3', /notifies nobody/);
       skipped(plan, 'schedule_layer', 'og-s1/Business hours', /Dave Doe <dave@example\.com> is not imported/);
       assert.equal((await bed.h.ok('GET', '/api/v1/schedules')).data.length, 0, 'a plan writes nothing');
       assert.deepEqual(bed.fx.requests.filter((r) => r.path === '/v2/users').map((r) => r.query.get('offset')), ['0', '2'], 'the next link was followed');
@@ -81,12 +81,20 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(db.conditions, { all: [{ field: 'integrationId', op: 'in', value: ints }, dbCriteria] });
       assert.equal(db.actions[0].escalationPolicyId, policy.id);
       const fallback = (await bed.h.ok('GET', `/api/v1/workflows/${createdId(done, 'workflow', 'og-t1/og-rr4')}`)).data;
-      assert.deepEqual(fallback.conditions, { all: [{ field: 'integrationId', op: 'in', value: ints }, { not: dbCriteria }] }, 'first match wins, as in Opsgenie');
+      assert.deepEqual(fallback.conditions, { all: [
+        { field: 'integrationId', op: 'in', value: ints },
+        { not: { field: 'title', op: 'contains', value: 'database' } },
+        { field: 'labels.service', op: 'neq', value: 'db' },
+        { not: { field: 'labels.tags', op: 'matches', value: '(^|,)noise(,|$)' } },
+      ] }, 'first match wins, as in Opsgenie: not a rule before it, the one that pages nobody included');
       const viaSchedule = (await bed.h.ok('GET', `/api/v1/escalation-policies/${fallback.actions[0].escalationPolicyId}`)).data;
       assert.deepEqual([viaSchedule.name, viaSchedule.steps], ['Notify Ops_Schedule', [{ delayMinutes: 0, targets: [{ type: 'schedule', id: ops.id }] }]]);
       // The workflow does what Opsgenie did: a database alert opens an incident under the escalation.
-      const test = await bed.h.ok('POST', `/api/v1/workflows/${fallback.id}/test`, { body: { alert: { title: 'database down', severity: 'high', integrationId: ints[1] } } });
-      assert.equal(test.data.matched, false, 'the default rule leaves database alerts to the rule before it');
+      const tryOn = async (alert: Record<string, unknown>) =>
+        (await bed.h.ok('POST', `/api/v1/workflows/${fallback.id}/test`, { body: { alert: { severity: 'high', integrationId: ints[1], ...alert } } })).data.matched;
+      assert.equal(await tryOn({ title: 'database down' }), false, 'the default rule leaves database alerts to the rule before it');
+      assert.equal(await tryOn({ title: 'disk full', labels: { tags: 'prod,noise' } }), false, 'and noise to the rule that drops it');
+      assert.equal(await tryOn({ title: 'disk full', labels: { tags: 'prod,noisemaker' } }), true, 'a tag is matched whole');
 
       const rules = await bed.h.c.contacts.rules(bed.h.org.id, bed.people.bob);
       assert.equal(rules[0]?.afterMinutes, 2);

@@ -4,7 +4,7 @@ import { importReport } from '../../src/cli/import-report.ts';
 import { digestOf, nearestPreset, restrictionsOf, startLayerAt } from '../../src/modules/imports/imports-fns.ts';
 import { layerSpans } from '../../src/modules/schedules/rotation-fns.ts';
 import { opsgeniePolicy } from '../../src/modules/imports/sources/opsgenie-rota.ts';
-import { criteriaOf } from '../../src/modules/imports/sources/opsgenie-routing.ts';
+import { criteriaOf, noneOf } from '../../src/modules/imports/sources/opsgenie-routing.ts';
 
 
 describe('on-call windows as restrictions', () => {
@@ -65,7 +65,18 @@ describe('Opsgenie criteria as conditions', () => {
       { field: 'priority', operation: 'equals', expectedValue: 'P1', not: true },
     ] }), { ok: true, condition: { all: [{ field: 'title', op: 'matches', value: 'down\\.$' }, { field: 'severity', op: 'neq', value: 'critical' }] } });
     assert.deepEqual(criteriaOf({ type: 'match-all' }), { ok: true, condition: null });
+    assert.deepEqual(criteriaOf({ type: 'match-all-conditions', conditions: [{ field: 'tags', operation: 'contains', expectedValue: 'a.b' }] }),
+      { ok: true, condition: { field: 'labels.tags', op: 'matches', value: '(^|,)a\\.b(,|$)' } });
     assert.equal(criteriaOf({ type: 'match-any-condition', conditions: [{ field: 'recipients', operation: 'contains', expectedValue: 'x' }] }).ok, false);
+  });
+});
+
+describe('"none of the rules before" pushed down to the leaves', () => {
+  const a = { field: 'title', op: 'eq' as const, value: 'x' };
+  const b = { field: 'labels.env', op: 'exists' as const, value: true };
+  it('not any = all not; not all = any not; a negation undone', () => {
+    assert.deepEqual(noneOf({ any: [a, b] }), [{ ...a, op: 'neq' }, { ...b, value: false }]);
+    assert.deepEqual(noneOf({ all: [a, { not: b }] }), [{ any: [{ ...a, op: 'neq' }, b] }]);
   });
 });
 

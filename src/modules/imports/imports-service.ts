@@ -265,7 +265,7 @@ export function importsService(deps: {
           description: route.description.slice(0, 4096),
           enabled: true,
           trigger: 'alert.created' as const,
-          conditions: route.conditions === null ? from : { all: [from, route.conditions] },
+          conditions: route.conditions === null ? from : { all: [from, ...('all' in route.conditions ? route.conditions.all : [route.conditions])] },
           // One incident per alert fingerprint, as the source opened one per alert (or per dedup key).
           actions: [{ type: 'create_incident' as const, groupBy: ['fingerprint'], escalationPolicyId: policyId }],
         };

@@ -9,11 +9,24 @@ import { arr, obj, str, type Json } from './source.ts';
  * says "and none of the rules before it matched". Pure.
  */
 
-/** Opsgenie's alert fields as AlertFlow fields: alias is the fingerprint, a detail is a label (docs/migration.md). */
-const FIELDS: Record<string, string> = { message: 'title', description: 'description', source: 'source', alias: 'fingerprint' };
+/**
+ * Opsgenie's alert fields where AlertFlow's Opsgenie Alert API puts them (src/modules/inbound/opsgenie-fns.ts):
+ * alias is the fingerprint, entity and each detail a label, the tags one comma-separated label `tags`.
+ */
+const FIELDS: Record<string, string> = { message: 'title', description: 'description', source: 'source', alias: 'fingerprint', entity: 'labels.entity' };
 const PRIORITY_SEVERITY: Record<string, string> = { P1: 'critical', P2: 'high', P3: 'medium', P4: 'low', P5: 'info' };
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** One condition negated: a leaf by its opposite operation where there is one, a negation by what it negated. */
+function negated(c: Condition): Condition {
+  if ('not' in c) return c.not;
+  if (!('field' in c)) return { not: c };
+  if (c.op === 'eq') return { ...c, op: 'neq' };
+  if (c.op === 'in') return { ...c, op: 'nin' };
+  if (c.op === 'exists') return { ...c, value: c.value === false };
+  return { not: c };
+}
 
 /** One Opsgenie condition as a leaf (negated when `not`), or why it cannot be. */
 export function conditionOf(c: Json): { ok: true; condition: Condition } | { ok: false; why: string } {
@@ -23,6 +36,7 @@ export function conditionOf(c: Json): { ok: true; condition: Condition } | { ok:
   const key = str(c.key);
   let leaf: ConditionLeaf | null = null;
   if (field === 'priority' && op === 'equals' && PRIORITY_SEVERITY[value]) leaf = { field: 'severity', op: 'eq', value: PRIORITY_SEVERITY[value] as string };
+  else if (field === 'tags' && op === 'contains') leaf = { field: 'labels.tags', op: 'matches', value: `(^|,)${escapeRe(value)}(,|$)` };
   else {
     const target = FIELDS[field] ?? ((field === 'details' || field === 'extra-properties') && key ? `labels.${key}` : null);
     if (target === null && (field === 'details' || field === 'extra-properties') && op === 'contains-key') leaf = { field: `labels.${value}`, op: 'exists', value: true };
@@ -36,10 +50,17 @@ export function conditionOf(c: Json): { ok: true; condition: Condition } | { ok:
     }
   }
   if (leaf === null) return { ok: false, why: `its condition "${field} ${op}${value ? ` ${value}` : ''}" has no AlertFlow equivalent` };
-  if (c.not !== true) return { ok: true, condition: leaf };
-  if (leaf.op === 'eq') return { ok: true, condition: { ...leaf, op: 'neq' } };
-  if (leaf.op === 'exists') return { ok: true, condition: { ...leaf, value: false } };
-  return { ok: true, condition: { not: leaf } };
+  return { ok: true, condition: c.not === true ? negated(leaf) : leaf };
+}
+
+/**
+ * "Not `c`" as conditions that all must hold, pushed down to the leaves (not any = all not; not all = any not),
+ * so that a rule's workflow stays within AlertFlow's nesting limit however many rules come before it.
+ */
+export function noneOf(c: Condition): Condition[] {
+  if ('any' in c) return c.any.map(negated);
+  if ('all' in c) return [{ any: c.all.map(negated) }];
+  return [negated(c)];
 }
 
 /** A `Filter` as a condition: null for match-all. */
@@ -86,8 +107,8 @@ export function teamRoutes(model: SourceModel, team: Json, rules: Json[], integr
     const policy = type === 'escalation' ? str(notify.id) : type === 'schedule' ? scheduleTargets(str(notify.id) ?? '') : null;
     if (policy === null) model.skips.push({ ...where, reason: type === 'none' ? 'notifies nobody, so no workflow is needed' : `notifies a ${type} that is not imported` });
     else {
-      const none = earlier.length === 0 ? null : { not: earlier.length === 1 ? earlier[0] as Condition : { any: [...earlier] } };
-      const parts = [criteria.condition, none].filter((c): c is Condition => c !== null);
+      const own = criteria.condition === null ? [] : 'all' in criteria.condition ? criteria.condition.all : [criteria.condition];
+      const parts = [...own, ...earlier.flatMap(noneOf)];
       model.routes.push({
         sourceId, name, integrations, policy,
         description: `Imported from the Opsgenie routing rule "${name}" (order ${String(rule.order ?? 0)}).`,
