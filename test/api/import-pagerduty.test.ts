@@ -106,9 +106,14 @@ for (const kind of STORE_KINDS) {
       assert.equal(audit[0].actor.id, 'import:pagerduty');
     });
 
-    it('run again, it changes nothing; after an upstream change, it updates just that object', async () => {
+    it('run again, it changes nothing; after an upstream change, it updates just that object; one deleted here comes back', async () => {
       const again = await run(true);
       assert.deepEqual([again.create.length, again.update.length], [0, 0], JSON.stringify([again.create, again.update]));
+      const batch = again.unchanged.find((i) => i.sourceId === 'PINTEV2')?.id;
+      await bed.h.ok('DELETE', `/api/v1/integrations/${batch}`, {}, 204);
+      const back = await run(true);
+      assert.deepEqual(back.create.map((i) => i.sourceId), ['PINTEV2'], 'made again, as the source still has it');
+      assert.deepEqual(back.update.map((i) => i.sourceId), ['PSVBAT1'], 'and its route follows the new integration');
       data.policies[0]!.escalation_rules[0].escalation_delay_in_minutes = 20;
       const changed = await run(true);
       assert.deepEqual(changed.create, []);

@@ -17,7 +17,16 @@ export interface Writer {
   /** Creates the object in `db` (the link's transaction); its id, and anything the person must be shown once. */
   create(db: Kysely<DB>): Promise<{ id: string; credentials?: Record<string, string> }>;
   update(id: string, db: Kysely<DB>): Promise<unknown>;
+  /** Whether the linked object is still there (read outside any transaction); absent: assumed so. */
+  exists?(id: string): Promise<boolean>;
 }
+
+/** Whether a service's `get` finds the object: false on NOT_FOUND. */
+export const found = (read: Promise<unknown>): Promise<boolean> =>
+  read.then(() => true, (err: unknown) => {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') return false;
+    throw err;
+  });
 
 export interface Item {
   kind: ImportKind;
@@ -52,7 +61,7 @@ export function linker(deps: {
   };
 
   /** In one transaction: the link, then the object (created, updated, or left when its digest is the same). */
-  async function write(item: Item, digest: string, w: Writer): Promise<{ list: 'create' | 'update' | 'unchanged'; id: string; credentials?: Record<string, string> }> {
+  async function write(item: Item, digest: string, w: Writer, goneId: string | null): Promise<{ list: 'create' | 'update' | 'unchanged'; id: string; credentials?: Record<string, string> }> {
     return inTransaction(store.db, async (trx) => {
       const at = deps.now();
       const link = await repo.get(trx, orgId, system, item.kind, item.sourceId, lock);
@@ -66,11 +75,13 @@ export function linker(deps: {
         await repo.insert(trx, { org_id: orgId, system, kind: item.kind, source_id: item.sourceId, target_id: '', digest: '', created_at: at, updated_at: at });
         return made();
       }
+      // Deleted in AlertFlow since it was imported: the source still has it, so it is made again (unless another
+      // run made it again meanwhile: then the link names the new one).
+      if (goneId === link.target_id) return made();
       if (link.digest === digest) return { list: 'unchanged', id: link.target_id };
       try {
         await w.update(link.target_id, trx);
       } catch (err) {
-        // Deleted in AlertFlow since it was imported: the source still has it, so it is made again.
         if (err instanceof AppError && err.code === 'NOT_FOUND') return made();
         throw err;
       }
@@ -121,13 +132,15 @@ export function linker(deps: {
       }
       const digest = digestOf(body);
       const link = links.get(key(item.kind, item.sourceId));
+      const gone = link !== undefined && w.exists !== undefined && !(await w.exists(link.target_id));
+      const goneId = gone ? (link as ImportLinkRow).target_id : null;
       if (!apply) {
-        if (!link) return record(result.create, item, `(new ${item.kind} ${item.sourceId})`);
+        if (!link || gone) return record(result.create, item, `(new ${item.kind} ${item.sourceId})`);
         return record(link.digest === digest ? result.unchanged : result.update, item, link.target_id);
       }
       for (let attempt = 1; ; attempt++) {
         try {
-          const done = await write(item, digest, w);
+          const done = await write(item, digest, w, goneId);
           return record(result[done.list], item, done.id, done.credentials);
         } catch (err) {
           // Another run linked the same source object a moment earlier: the next attempt finds its link.

@@ -17,7 +17,7 @@ import { CreateUserBody } from '../users/users-schemas.ts';
 import type { UsersService } from '../users/users-service.ts';
 import { CreateWorkflowBody } from '../workflows/workflows-schemas.ts';
 import type { WorkflowsService } from '../workflows/workflows-service.ts';
-import { linker, type Linker } from './imports-links.ts';
+import { found, linker, type Linker } from './imports-links.ts';
 import type { ImportResult, SourceModel, SourceTarget } from './imports-model.ts';
 import type { ImportsRepo } from './imports-repo.ts';
 import type { ImportSource } from './sources/source.ts';
@@ -133,6 +133,7 @@ export function importsService(deps: {
         await r.link.upsert(item, body, CreateContactMethodBody, {
           create: (db) => contacts.create(r.orgId, r.actor, userId, body, db),
           update: (id, db) => contacts.update(r.orgId, r.actor, userId, id, { label: body.label, target: body.target }, db),
+          exists: (id) => found(contacts.get(r.orgId, userId, id)),
         });
       }
       if (u.rules === null) continue;
@@ -185,6 +186,7 @@ export function importsService(deps: {
       await r.link.upsert(item, body, CreateScheduleBody, {
         create: (db) => schedules.create(r.orgId, r.actor, body, db),
         update: (id, db) => schedules.update(r.orgId, r.actor, id, body, db),
+        exists: (id) => found(schedules.get(r.orgId, id)),
       }, () => scheduleErrors(body));
     }
   }
@@ -229,6 +231,7 @@ export function importsService(deps: {
       await r.link.upsert(item, body, CreatePolicyBody, {
         create: (db) => escalations.create(r.orgId, r.actor, body, db),
         update: (id, db) => escalations.update(r.orgId, r.actor, id, body, db),
+        exists: (id) => found(escalations.get(r.orgId, id)),
       });
     }
   }
@@ -246,6 +249,7 @@ export function importsService(deps: {
           return { id: made.id, credentials: credentialsOf(made, r.senderFields) };
         },
         update: (id, db) => integrations.update(r.orgId, r.actor, id, body, db),
+        exists: (id) => found(integrations.get(r.orgId, id, false)),
       });
     }
   }
@@ -272,6 +276,7 @@ export function importsService(deps: {
         await r.link.upsert(item, body, CreateWorkflowBody, {
           create: (db) => workflows.create(r.orgId, r.actor, body, db),
           update: (id, db) => workflows.update(r.orgId, r.actor, id, body, db),
+          exists: (id) => found(workflows.get(r.orgId, id)),
         });
       }
     }
