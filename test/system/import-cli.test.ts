@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createStore } from '../../src/db/database.ts';
 import { pagerdutyData, pagerdutyHandler, PD_TOKEN } from '../support/fixtures/pagerduty.ts';
-import { addMember, createOrg, runCli, type CreatedOrg } from '../support/process.ts';
+import { createOrg, runCli, type CreatedOrg } from '../support/process.ts';
 import { createTestStore, type TestStore } from '../support/stores.ts';
 import { startFixture, type Fixture } from '../support/vendor-fixture.ts';
 
@@ -17,9 +17,8 @@ describe('alertflow import (CLI process)', () => {
   before(async () => {
     store = await createTestStore('sqlite');
     fx = await startFixture(pagerdutyHandler(pagerdutyData()));
-    org = await createOrg(store.url);
-    await addMember(store.url, org.org.id, 'alice@example.com', 'Alice');
-    await addMember(store.url, org.org.id, 'bob@example.com', 'Bob');
+    // Alice alone is a member already; the others come with --create-users.
+    org = await createOrg(store.url, 'Acme', 'alice@example.com');
   });
   after(async () => {
     await fx?.close();
@@ -33,11 +32,13 @@ describe('alertflow import (CLI process)', () => {
     assert.match(plan.stdout, /Would create \(\d+\):\n {2}user|Would create \(\d+\):\n {2}contact_method/);
     assert.match(plan.stdout, /PCAROL3 +Carol Cole <carol@example\.com>: no member of this organization has the email carol@example\.com/);
 
-    const applied = await runCli(args('--apply', '--json'), env());
+    const applied = await runCli(args('--apply', '--json', '--create-users'), env());
     assert.equal(applied.code, 0, applied.stderr);
     const result = JSON.parse(applied.stdout);
     assert.equal(result.applied, true);
     assert.ok(result.create.some((i: { kind: string }) => i.kind === 'schedule'));
+    const carol = result.create.find((i: { sourceId: string }) => i.sourceId === 'PCAROL3');
+    assert.match(carol?.credentials?.setPasswordLink ?? '', /\/set-password\?token=/, 'a member made without a password gets a link');
     assert.ok(result.skip.every((s: Record<string, unknown>) => ['kind', 'sourceId', 'name', 'reason'].every((k) => typeof s[k] === 'string')));
 
     const again = await runCli(args('--apply'), env());
