@@ -54,7 +54,9 @@ import { deliveryStats } from './modules/integrations/delivery-stats.ts';
 import { integrationsRepo } from './modules/integrations/integrations-repo.ts';
 import { integrationsService } from './modules/integrations/integrations-service.ts';
 import { notificationsRepo } from './modules/notifications/notifications-repo.ts';
-import { notificationsService } from './modules/notifications/notifications-service.ts';
+import { notificationsService, SMTP_TIMEOUT_MS } from './modules/notifications/notifications-service.ts';
+import type { ChannelDeps } from './modules/notifications/channels/channel.ts';
+import { ACCOUNT_FALLBACK } from './modules/notifications/channels/registry.ts';
 import { orgsRepo } from './modules/orgs/orgs-repo.ts';
 import { orgsService } from './modules/orgs/orgs-service.ts';
 import { schedulesRepo } from './modules/schedules/schedules-repo.ts';
@@ -118,7 +120,21 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
-  const schedules = schedulesService({ store, repo: schedulesRepo(), audit, clock, cursors, mail: { mailer, from: config.smtpFrom, baseUrl: config.baseUrl, log } });
+  // What every channel sends with; channels that cannot send without their provider say so (GET /channels).
+  const channelDeps: ChannelDeps = {
+    mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl, userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow,
+    webhookTimeoutMs: config.webhookTimeoutSeconds * 1000, smtpTimeoutMs: SMTP_TIMEOUT_MS,
+  };
+  // A handoff notice is a notification like any other: prepared and queued in one transaction, then delivered (made further down).
+  const schedules = schedulesService({
+    store, repo: schedulesRepo(), audit, clock, cursors, log,
+    handoff: async (db, h) => {
+      const delivery = { channel: ACCOUNT_FALLBACK.channel, target: ACCOUNT_FALLBACK.target(h.email) };
+      const n = await notifications.prepareNotice(db, { orgId: h.orgId, source: 'handoff', key: h.key, recipientId: h.userId, delivery, notice: { event: 'schedule.handoff', subject: h.subject, text: h.text } });
+      if (n.created) await runner.queueDelivery(db, { notificationId: n.id, orgId: h.orgId, ...delivery }, 'schedule.handoff');
+      return n.created;
+    },
+  });
   // The live stream's writing side: what alerts and incidents record is read by the live service (made below).
   const liveEvents = liveFeed({ dialect: store.dialect, wake: () => live.nudge() });
   const incidentRows = incidentsRepo({ live: liveEvents });
@@ -135,7 +151,10 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
     forgetMember: [incidents.unassignMember, schedules.forgetMember],
   });
-  const contacts = contactsService({ store, repo: contactsRepo(), audit, clock, outboundAllow: config.outboundAllow });
+  const contacts = contactsService({
+    store, repo: contactsRepo(), audit, clock, outboundAllow: config.outboundAllow, channels: channelDeps,
+    sendTest: (...args) => notifications.sendTest(...args),
+  });
   const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, audit, clock });
   const auth = authService({
     store, repo: authRepo(), orgs, users, audit, clock, log,
@@ -167,10 +186,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
   const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
   const notifications = notificationsService({
-    store, repo: notificationsRepo(), alerts, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
-    userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow, webhookTimeoutMs: config.webhookTimeoutSeconds * 1000, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
-    // The on-call user's email when the email is sent.
-    onCallEmail: async (orgId, scheduleId, at) => (await schedules.currentOnCall(orgId, scheduleId, at))?.email ?? null,
+    store, repo: notificationsRepo(), alerts, clock, cursors, log, channels: channelDeps, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
     onAttempt: metrics.delivery,
     pageLinks: (row) => escalations.pageLinks(row),
   });

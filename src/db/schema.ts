@@ -241,7 +241,8 @@ export interface DB {
   notifications: {
     id: string;
     org_id: string;
-    alert_id: string;
+    /** Null for a notice about no alert (a handoff, a test page; migration 0019). */
+    alert_id: string | null;
     incident_id: string | null;
     /** Null unless `source` is `workflow`. */
     workflow_id: string | null;
@@ -261,6 +262,8 @@ export interface DB {
     escalation_id: string | null;
     step: number | null;
     recipient_id: string | null;
+    /** A notice's subject and text (JSON); null for a page, which is built from its alert at send time. */
+    payload: string | null;
   };
   escalation_policies: {
     id: string;

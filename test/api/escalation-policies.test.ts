@@ -33,7 +33,12 @@ for (const kind of STORE_KINDS) {
       ];
       const p = await create(org, { name: 'Primary', steps });
       assert.match(p.id, /^esp_/);
-      assert.deepEqual({ name: p.name, steps: p.steps, repeat: p.repeat }, { name: 'Primary', steps, repeat: 0 });
+      // The ntfy token is a secret: never shown, and kept when sent back masked.
+      const shown = structuredClone(steps);
+      (shown[1]!.targets[1] as unknown as { target: Record<string, string> }).target.token = '********';
+      assert.deepEqual({ name: p.name, steps: p.steps, repeat: p.repeat }, { name: 'Primary', steps: shown, repeat: 0 });
+      const stored = await h.c.store.db.selectFrom('escalation_policies').select('steps').where('id', '=', p.id).executeTakeFirstOrThrow();
+      assert.ok(JSON.stringify(h.c.store.readJson(stored.steps)).includes('"token":"tk"'), 'stored in clear for the sends');
       assert.deepEqual((await h.ok('GET', `/api/v1/escalation-policies/${p.id}`, { key: org.key })).data, p);
       const list = await h.ok('GET', '/api/v1/escalation-policies', { key: org.key });
       assert.deepEqual(list.data, [p]);
@@ -41,12 +46,21 @@ for (const kind of STORE_KINDS) {
       const patched = (await h.ok('PATCH', `/api/v1/escalation-policies/${p.id}`, { key: org.key, body: { repeat: 2, name: 'Primary on-call' } })).data;
       assert.equal(patched.repeat, 2);
       assert.equal(patched.name, 'Primary on-call');
-      assert.deepEqual(patched.steps, steps);
+      assert.deepEqual(patched.steps, shown);
+      const resent = (await h.ok('PATCH', `/api/v1/escalation-policies/${p.id}`, { key: org.key, body: { steps: p.steps } })).data;
+      assert.deepEqual(resent.steps, shown);
+      const kept = await h.c.store.db.selectFrom('escalation_policies').select('steps').where('id', '=', p.id).executeTakeFirstOrThrow();
+      assert.ok(JSON.stringify(h.c.store.readJson(kept.steps)).includes('"token":"tk"'), 'the mask sent back kept the stored token');
+      const moved = structuredClone(p.steps);
+      moved[1].targets[1].target.topic = 'elsewhere';
+      const refused = await h.req('PATCH', `/api/v1/escalation-policies/${p.id}`, { key: org.key, body: { steps: moved } });
+      assert.equal(refused.status, 400, refused.raw);
+      assert.equal(refused.body.details[0].path, '/steps/1/targets/1/target/token', 'the token does not follow the target elsewhere');
       assert.equal((await h.req('DELETE', `/api/v1/escalation-policies/${p.id}`, { key: org.key })).status, 204);
       assert.equal((await h.req('GET', `/api/v1/escalation-policies/${p.id}`, { key: org.key })).status, 404);
-      for (const action of ['escalation_policy.created', 'escalation_policy.updated', 'escalation_policy.deleted']) {
+      for (const [action, times] of [['escalation_policy.created', 1], ['escalation_policy.updated', 2], ['escalation_policy.deleted', 1]] as const) {
         const events = (await h.ok('GET', `/api/v1/audit-log?action=${action}`, { key: org.key })).data as Array<Record<string, any>>;
-        assert.equal(events.length, 1, action);
+        assert.equal(events.length, times, action);
         assert.equal(events[0]!.target.id, p.id);
       }
     });

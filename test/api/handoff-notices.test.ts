@@ -61,8 +61,11 @@ for (const kind of STORE_KINDS) {
       await sleep(2_500);
       assert.equal(mailsTo(mia).length, 1, 'once');
       assert.equal(mailsTo(leo).length, 0, 'no notice without the setting');
-      const rows = await h.c.store.db.selectFrom('handoff_notices').selectAll().where('org_id', '=', h.org.id).execute();
-      assert.deepEqual(rows.map((r) => [r.idempotency_key, r.status]), [[`handoff:${rows[0]!.schedule_id}:${Date.parse(startsAt)}:${miaId}`, 'sent']]);
+      // An ordinary notification of the delivery log: the email channel, to the member, sent.
+      const rows = await h.c.store.db.selectFrom('notifications').selectAll().where('org_id', '=', h.org.id).where('source', '=', 'handoff').execute();
+      const schedules = (await h.ok('GET', '/api/v1/schedules')).data as Array<{ id: string; name: string }>;
+      const primary = schedules.find((x) => x.name === 'Primary')!.id;
+      assert.deepEqual(rows.map((r) => [r.idempotency_key, r.channel, r.target, r.recipient_id, r.alert_id, r.status]), [[`handoff:${primary}:${Date.parse(startsAt)}:${miaId}`, 'email', mia, miaId, null, 'sent']]);
     });
   });
 }

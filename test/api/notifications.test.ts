@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
-import { smtpMailer } from '../../src/infra/mailer.ts';
 import { CursorCodec } from '../../src/lib/pagination.ts';
 import { forIncident, notificationsRepo } from '../../src/modules/notifications/notifications-repo.ts';
 import {
   MAX_ATTEMPTS, notificationsService, RetryableDeliveryError, type NotificationsDeps, type PrepareInput,
 } from '../../src/modules/notifications/notifications-service.ts';
-import type { DeliveryAction } from '../../src/modules/notifications/notifications-schemas.ts';
+import type { Delivery } from '../../src/modules/notifications/notifications-schemas.ts';
+import { CHANNELS } from '../../src/modules/notifications/channels/registry.ts';
 import { startHarness, type Harness, type Org } from '../support/harness.ts';
 import { startHttpSink, startSmtpSink, type HttpSink, type SmtpSink } from '../support/sinks.ts';
 import { STORE_KINDS } from '../support/stores.ts';
@@ -88,11 +88,11 @@ for (const kind of STORE_KINDS) {
     it('email: a real SMTP server receives it, with severity and title in the subject and the description in the body', async () => {
       const { id, alertId } = await prepared('email', 'ops@example.com');
       const before = smtp.mails.length;
-      const result = await h.c.notifications.deliver(id, { type: 'email', to: ['ops@example.com', 'dba@example.com', 'OPS@example.com'] });
+      const result = await h.c.notifications.deliver(id, { channel: 'email', target: { to: 'ops@example.com' } });
       assert.equal(result.status, 'sent');
       assert.equal(smtp.mails.length, before + 1);
       const mail = smtp.mails.at(-1)!;
-      assert.deepEqual(mail.to, ['ops@example.com', 'dba@example.com']);
+      assert.deepEqual(mail.to, ['ops@example.com']);
       assert.equal(mail.from, 'alerts@alertflow.test');
       assert.equal(mail.headers.subject, `[HIGH] Disk almost full on db${n}`);
       assert.ok(mail.text.includes(`Only 3% left on /var/lib/postgresql (host db${n}).`), mail.text);
@@ -106,20 +106,24 @@ for (const kind of STORE_KINDS) {
       assert.equal(entries.length, 1);
       assert.deepEqual(entries[0], {
         id, alertId, incidentId: null, workflowId: entries[0]!.workflowId, actionIndex: 0, source: 'workflow', step: null, recipientId: null, channel: 'email',
-        target: 'ops@example.com, dba@example.com', status: 'sent', attempts: 1, lastError: null, responseStatus: 250,
+        target: 'ops@example.com', status: 'sent', attempts: 1, lastError: null, responseStatus: 250,
         createdAt: new Date(h.clock.now()).toISOString(), updatedAt: new Date(h.clock.now()).toISOString(), sentAt: new Date(h.clock.now()).toISOString(),
       });
 
-      const again = await h.c.notifications.deliver(id, { type: 'email', to: ['ops@example.com'] });
+      const again = await h.c.notifications.deliver(id, { channel: 'email', target: { to: 'ops@example.com' } });
       assert.equal(again.status, 'sent');
       assert.equal(smtp.mails.length, before + 1, 'a re-run job after the result was recorded sends nothing');
+      const wrong = await prepared('email', 'ops@example.com');
+      const mismatched = await h.c.notifications.deliver(wrong.id, { channel: 'webhook', target: { url: `${web.base}/x` } });
+      assert.equal(mismatched.status, 'failed', 'a delivery of another channel than its notification\'s is refused');
+      assert.match(mismatched.lastError ?? '', /A webhook delivery cannot deliver a email notification/);
     });
 
     it('email: an encoded word in a title is shown as written, not decoded into another subject', async () => {
       const title = 'Disk =?utf-8?B?W1JFU09MVkVEXSBhbGwgZmluZQ==?= on db1';
       const ids = await setup(h.org, { title });
       const { id } = await h.c.notifications.prepare(h.c.store.db, input(h.org, ids, 'email', 'ops@example.com'));
-      assert.equal((await h.c.notifications.deliver(id, { type: 'email', to: ['ops@example.com'] })).status, 'sent');
+      assert.equal((await h.c.notifications.deliver(id, { channel: 'email', target: { to: 'ops@example.com' } })).status, 'sent');
       const subject = smtp.mails.at(-1)!.headers.subject as string;
       assert.ok(!subject.includes('W1JFU09MVkVEXSBhbGwgZmluZQ=='), `the sender's encoded word is not passed raw: ${subject}`);
       assert.equal(decodeEncodedWords(subject), `[HIGH] ${title}`, 'a mail client shows the literal title');
@@ -127,64 +131,40 @@ for (const kind of STORE_KINDS) {
 
     it('email: the subject comes from the action when given; a 5xx refusal is final, a 4xx one is retried', async () => {
       const a = await prepared('email', 'x');
-      await h.c.notifications.deliver(a.id, { type: 'email', to: ['team@example.com'], subject: '[high] custom subject' });
+      await h.c.notifications.deliver(a.id, { channel: 'email', target: { to: 'team@example.com' } }, { subject: '[high] custom subject' });
       assert.equal(smtp.mails.at(-1)!.headers.subject, '[high] custom subject');
 
       smtp.rejectRecipient.set('gone@example.com', 550);
       const b = await prepared('email', 'gone@example.com');
       const before = smtp.mails.length;
-      const failed = await h.c.notifications.deliver(b.id, { type: 'email', to: ['gone@example.com'] });
+      const failed = await h.c.notifications.deliver(b.id, { channel: 'email', target: { to: 'gone@example.com' } });
       assert.equal(failed.status, 'failed');
       assert.equal(failed.responseStatus, 550);
       assert.match(failed.lastError ?? '', /^SMTP: /);
 
       smtp.rejectRecipient.set('busy@example.com', 451);
       const c = await prepared('email', 'busy@example.com');
-      await assert.rejects(h.c.notifications.deliver(c.id, { type: 'email', to: ['busy@example.com'] }), RetryableDeliveryError);
+      await assert.rejects(h.c.notifications.deliver(c.id, { channel: 'email', target: { to: 'busy@example.com' } }), RetryableDeliveryError);
       smtp.rejectRecipient.delete('busy@example.com');
-      const retried = await h.c.notifications.deliver(c.id, { type: 'email', to: ['busy@example.com'] });
+      const retried = await h.c.notifications.deliver(c.id, { channel: 'email', target: { to: 'busy@example.com' } });
       assert.equal(retried.status, 'sent');
       assert.equal(retried.attempts, 2);
       assert.equal(smtp.mails.length, before + 1);
     });
 
-    it('email toOnCall: the on-call is resolved when the email is sent, not when it is prepared; no SMTP_URL; webhook timeout', async () => {
-      let onCall: string | null = 'first@example.com';
-      const asked: Array<[string, string, number]> = [];
+    it('a channel that cannot send (no SMTP_URL) fails at once, saying so; a webhook that does not answer in time is retried', async () => {
       const deps: NotificationsDeps = {
-        store: h.c.store, repo: notificationsRepo(), alerts: h.c.alerts, clock: h.clock, cursors: new CursorCodec('test'),
-        log: pino({ level: 'silent' }), mailer: await smtpMailer(smtp.url), smtpFrom: 'alerts@alertflow.test', baseUrl: 'http://alertflow.test',
-        userAgent: 'AlertFlow/test', outboundAllow: h.config.outboundAllow,
-        onCallEmail: async (orgId, scheduleId, at) => {
-          asked.push([orgId, scheduleId, at]);
-          return onCall;
-        },
+        store: h.c.store, repo: notificationsRepo(), alerts: h.c.alerts, clock: h.clock, cursors: new CursorCodec('test'), log: pino({ level: 'silent' }),
+        channels: { mailer: null, smtpFrom: 'alerts@alertflow.test', baseUrl: 'http://alertflow.test', userAgent: 'AlertFlow/test', outboundAllow: h.config.outboundAllow, webhookTimeoutMs: 300, smtpTimeoutMs: 1000 },
       };
       const svc = notificationsService(deps);
-      const { id, alertId } = await prepared('email', 'schedule sch_1');
-      onCall = 'second@example.com';
-      h.clock.advance(60_000);
-      const r = await svc.deliver(id, { type: 'email', to: [], toOnCall: 'sch_1' });
-      assert.equal(r.status, 'sent');
-      assert.deepEqual(asked, [[h.org.id, 'sch_1', h.clock.now()]]);
-      assert.deepEqual(smtp.mails.at(-1)!.to, ['second@example.com']);
-      assert.equal((await log(alertId))[0]!.target, 'second@example.com');
-
-      onCall = null;
-      const nobody = await prepared('email', 'schedule sch_1');
-      const failed = await svc.deliver(nobody.id, { type: 'email', toOnCall: 'sch_1' });
-      assert.equal(failed.status, 'failed');
-      assert.match(failed.lastError ?? '', /Nobody is on call in schedule sch_1/);
-
       const hang = `/hang-${kind}`;
       web.script.set(hang, [0]);
-      const quick = notificationsService({ ...deps, webhookTimeoutMs: 300 });
       const slow = await prepared('webhook', `${web.base}${hang}`);
-      await assert.rejects(quick.deliver(slow.id, { type: 'webhook', url: `${web.base}${hang}`, secret: SECRET }), (err: unknown) => err instanceof RetryableDeliveryError && /abort|timeout/i.test((err as Error).message));
+      await assert.rejects(svc.deliver(slow.id, { channel: 'webhook', target: { url: `${web.base}${hang}`, secret: SECRET } }), (err: unknown) => err instanceof RetryableDeliveryError && /abort|timeout/i.test((err as Error).message));
 
-      const noSmtp = notificationsService({ ...deps, mailer: null });
       const unconfigured = await prepared('email', 'ops@example.com');
-      const r2 = await noSmtp.deliver(unconfigured.id, { type: 'email', to: ['ops@example.com'] });
+      const r2 = await svc.deliver(unconfigured.id, { channel: 'email', target: { to: 'ops@example.com' } });
       assert.equal(r2.status, 'failed');
       assert.match(r2.lastError ?? '', /SMTP_URL/);
     });
@@ -192,7 +172,7 @@ for (const kind of STORE_KINDS) {
     it('webhook: a local server receives the JSON body with a valid signature, timestamp and delivery id', async () => {
       const url = `${web.base}/hook-${kind}`;
       const { id, alertId, workflowId } = await prepared('webhook', url);
-      const result = await h.c.notifications.deliver(id, { type: 'webhook', url, secret: SECRET });
+      const result = await h.c.notifications.deliver(id, { channel: 'webhook', target: { url, secret: SECRET } });
       assert.equal(result.status, 'sent');
       assert.equal(result.responseStatus, 200);
       const hits = hitsTo(web, `/hook-${kind}`);
@@ -217,7 +197,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(body.incident, null);
       assert.deepEqual(body.workflow, { id: workflowId, name: `Page the DBAs ${n}` });
 
-      await h.c.notifications.deliver(id, { type: 'webhook', url, secret: SECRET });
+      await h.c.notifications.deliver(id, { channel: 'webhook', target: { url, secret: SECRET } });
       assert.equal(hitsTo(web, `/hook-${kind}`).length, 1, 'no second request once sent');
     });
 
@@ -226,7 +206,7 @@ for (const kind of STORE_KINDS) {
       web.script.set(path, [500, 503, 200]);
       const url = `${web.base}${path}`;
       const { id, alertId } = await prepared('webhook', url);
-      const action: DeliveryAction = { type: 'webhook', url, secret: SECRET };
+      const action: Delivery = { channel: 'webhook', target: { url, secret: SECRET } };
       // The job queue's retries: each RetryableDeliveryError runs the job again.
       await assert.rejects(h.c.notifications.deliver(id, action), (err: unknown) => err instanceof RetryableDeliveryError && /HTTP 500/.test((err as Error).message));
       let entry = (await log(alertId))[0]!;
@@ -256,7 +236,7 @@ for (const kind of STORE_KINDS) {
       web.delay.set(path, 300);
       const url = `${web.base}${path}`;
       const { id } = await prepared('webhook', url);
-      const action: DeliveryAction = { type: 'webhook', url, secret: SECRET };
+      const action: Delivery = { channel: 'webhook', target: { url, secret: SECRET } };
       const [a, b] = await Promise.allSettled([h.c.notifications.deliver(id, action), h.c.notifications.deliver(id, action)]);
       const outcomes = [a, b].map((r) => (r.status === 'fulfilled' ? r.value.status : (r.reason as Error).message)).sort();
       assert.deepEqual(outcomes, ['Another attempt of this notification is in progress', 'sent']);
@@ -270,7 +250,7 @@ for (const kind of STORE_KINDS) {
       const { id } = await prepared('webhook', url);
       // A worker took the attempt and died before recording anything.
       assert.ok(await notificationsRepo().claim(h.c.store.db, id, 0, h.clock.now(), h.clock.now()));
-      const action: DeliveryAction = { type: 'webhook', url, secret: SECRET };
+      const action: Delivery = { channel: 'webhook', target: { url, secret: SECRET } };
       await assert.rejects(h.c.notifications.deliver(id, action), /Another attempt of this notification is in progress/);
       h.clock.advance(h.config.jobs.leaseSeconds * 1000 + 1);
       const r = await h.c.notifications.deliver(id, action);
@@ -284,12 +264,12 @@ for (const kind of STORE_KINDS) {
         web.script.set(path, [status]);
         const url = `${web.base}${path}`;
         const { id } = await prepared('webhook', url);
-        const r = await h.c.notifications.deliver(id, { type: 'webhook', url, secret: SECRET });
+        const r = await h.c.notifications.deliver(id, { channel: 'webhook', target: { url, secret: SECRET } });
         assert.equal(r.status, 'failed', path);
         assert.equal(r.attempts, 1);
         assert.equal(r.responseStatus, status);
         assert.match(r.lastError ?? '', new RegExp(`^HTTP ${status}`));
-        await h.c.notifications.deliver(id, { type: 'webhook', url, secret: SECRET });
+        await h.c.notifications.deliver(id, { channel: 'webhook', target: { url, secret: SECRET } });
         assert.equal(hitsTo(web, path).length, 1, 'not retried');
       }
 
@@ -297,8 +277,8 @@ for (const kind of STORE_KINDS) {
       web.script.set(path, [502]);
       const url = `${web.base}${path}`;
       const { id } = await prepared('webhook', url);
-      for (let i = 1; i < MAX_ATTEMPTS; i++) await assert.rejects(h.c.notifications.deliver(id, { type: 'webhook', url, secret: SECRET }), RetryableDeliveryError);
-      const last = await h.c.notifications.deliver(id, { type: 'webhook', url, secret: SECRET });
+      for (let i = 1; i < MAX_ATTEMPTS; i++) await assert.rejects(h.c.notifications.deliver(id, { channel: 'webhook', target: { url, secret: SECRET } }), RetryableDeliveryError);
+      const last = await h.c.notifications.deliver(id, { channel: 'webhook', target: { url, secret: SECRET } });
       assert.equal(last.status, 'failed');
       assert.equal(last.attempts, MAX_ATTEMPTS);
       assert.match(last.lastError ?? '', new RegExp(`^Gave up after ${MAX_ATTEMPTS} attempts: HTTP 502`));
@@ -310,7 +290,7 @@ for (const kind of STORE_KINDS) {
       const url = `${closed.base}/gone`;
       await closed.close();
       const { id } = await prepared('webhook', url);
-      await assert.rejects(h.c.notifications.deliver(id, { type: 'webhook', url, secret: SECRET }), (err: unknown) => err instanceof RetryableDeliveryError && /ECONNREFUSED/.test((err as Error).message));
+      await assert.rejects(h.c.notifications.deliver(id, { channel: 'webhook', target: { url, secret: SECRET } }), (err: unknown) => err instanceof RetryableDeliveryError && /ECONNREFUSED/.test((err as Error).message));
       const row = await h.c.store.db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       assert.equal(row.status, 'pending');
       assert.equal(row.attempts, 1);
@@ -320,12 +300,12 @@ for (const kind of STORE_KINDS) {
     it('webhook: private, loopback and link-local addresses outside the allow-list are refused without a request', async () => {
       for (const url of [`${offList.base}/ssrf`, 'http://10.0.0.1/hook', 'http://169.254.169.254/latest/meta-data/', 'http://[::1]:1/x', 'ftp://127.0.0.1/x']) {
         const { id } = await prepared('webhook', url);
-        const r = await h.c.notifications.deliver(id, { type: 'webhook', url, secret: SECRET });
+        const r = await h.c.notifications.deliver(id, { channel: 'webhook', target: { url, secret: SECRET } });
         assert.equal(r.status, 'failed', url);
         assert.match(r.lastError ?? '', /^The URL (is refused: .* is a (loopback|private|linkLocal) address|must use http or https)$/, url);
       }
       const one = await prepared('webhook', `${offList.base}/ssrf`);
-      const r = await h.c.notifications.deliver(one.id, { type: 'webhook', url: `${offList.base}/ssrf`, secret: SECRET });
+      const r = await h.c.notifications.deliver(one.id, { channel: 'webhook', target: { url: `${offList.base}/ssrf`, secret: SECRET } });
       assert.equal(r.lastError, 'The URL is refused: 127.0.0.2 is a loopback address');
       assert.equal(r.responseStatus, null);
       assert.equal(offList.hits.length, 0, 'no request reached 127.0.0.2');
@@ -355,7 +335,9 @@ for (const kind of STORE_KINDS) {
       const ids = await setup();
       const made: string[] = [];
       for (let i = 0; i < 3; i++) {
-        made.push((await h.c.notifications.prepare(h.c.store.db, { ...input(h.org, ids, 'webhook', 'https://user:pw@hooks.example.com/x', i), incidentId: 'inc_test' })).id);
+        // As every caller passes it: the target as its channel describes it.
+        const target = CHANNELS.webhook.describe({ url: 'https://user:pw@hooks.example.com/x' });
+        made.push((await h.c.notifications.prepare(h.c.store.db, { ...input(h.org, ids, 'webhook', target, i), incidentId: 'inc_test' })).id);
         h.clock.advance(1000);
       }
       const first = await h.req('GET', `/api/v1/alerts/${ids.alertId}/notifications?limit=2`);

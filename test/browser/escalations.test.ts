@@ -35,7 +35,7 @@ eachStore('escalation policies in the dashboard', { together: true }, (kind) => 
     await assertAccessible(app.page, 'new policy form, two steps');
     await shot('form');
     await app.page.getByRole('button', { name: 'Create policy' }).click();
-    await app.page.getByRole('cell', { name: `at once: ${OWNER.name} <${OWNER.email}>; after 5 min: email team@example.test` }).waitFor();
+    await app.page.getByRole('cell', { name: `at once: ${OWNER.name} <${OWNER.email}>; after 5 min: Email team@example.test` }).waitFor();
     await assertAccessible(app.page, 'escalation policies list');
     await shot('list');
   });
@@ -43,7 +43,7 @@ eachStore('escalation policies in the dashboard', { together: true }, (kind) => 
   it('shows the policy at 390 px and in dark mode, then deletes it', async () => {
     await app.page.getByRole('link', { name: 'Databases' }).click();
     await app.page.getByRole('heading', { name: 'Databases', exact: true }).waitFor();
-    await app.page.getByText('Page email team@example.test; then wait 5 min (the last step).').waitFor();
+    await app.page.getByText('Page Email team@example.test; then wait 5 min (the last step).').waitFor();
     await assertAccessible(app.page, 'policy detail');
     await app.page.setViewportSize({ width: 390, height: 800 });
     await assertAccessible(app.page, 'policy detail (390 px)');

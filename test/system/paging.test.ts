@@ -93,8 +93,13 @@ for (const kind of STORE_KINDS) {
         annotations: { runbook: 'https://runbooks.example.com/replication-lag' },
       });
 
-      const mail = await eventually('the email', () => smtp.mails.find((m) => m.text.includes('Replica db-2 is 95 s behind the primary.')));
-      assert.deepEqual([...mail.to].sort(), ['dba-team@example.com', oncall.email].sort());
+      // One email per recipient: the team's address and the on-call's, each its own delivery.
+      const mails = await eventually('the emails', () => {
+        const m = smtp.mails.filter((x) => x.text.includes('Replica db-2 is 95 s behind the primary.'));
+        return m.length === 2 ? m : undefined;
+      });
+      assert.deepEqual(mails.flatMap((m) => m.to).sort(), ['dba-team@example.com', oncall.email].sort());
+      const mail = mails[0]!;
       assert.match(mail.headers.subject ?? '', /CRITICAL/i);
       assert.match(mail.headers.subject ?? '', /Replication lag on db-2/);
       assert.ok(mail.text.includes('https://runbooks.example.com/replication-lag'), mail.text);
@@ -120,14 +125,14 @@ for (const kind of STORE_KINDS) {
       await eventually('the second email', () => smtp.mails.find((m) => /Connections exhausted on db-1/.test(m.headers.subject ?? '')));
       const detail = await eventually('both alerts and notifications on the incident', async () => {
         const d = (await api('GET', `/incidents/${incident.id}`)).data;
-        return d.alertCount === 2 && d.timeline.filter((t: { type: string }) => t.type === 'notification_sent').length === 4 ? d : undefined;
+        return d.alertCount === 2 && d.timeline.filter((t: { type: string }) => t.type === 'notification_sent').length === 6 ? d : undefined;
       });
       assert.deepEqual(detail.alerts.map((a: { id: string }) => a.id).sort(), [alertId, second].sort());
       const types = detail.timeline.map((t: { type: string }) => t.type);
       assert.deepEqual(types.slice(0, 3), ['opened', 'alert_joined', 'assigned']);
       assert.equal(types.filter((t: string) => t === 'alert_joined').length, 2);
       assert.equal((await api('GET', '/incidents')).data.length, 1, 'no second incident for the same group');
-      assert.equal((await deliveries(alertId)).filter((d) => d.status === 'sent').length, 2);
+      assert.equal((await deliveries(alertId)).filter((d) => d.status === 'sent').length, 3, 'two emails and the webhook');
 
       // Resolving both alerts resolves the incident by itself.
       await api('POST', '/alerts/bulk', { action: 'resolve', ids: [alertId, second] });

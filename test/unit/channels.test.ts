@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Value } from 'typebox/value';
 import type { Alert } from '../../src/modules/alerts/alerts-schemas.ts';
 import type { PageMessage } from '../../src/modules/notifications/channels/channel.ts';
-import { emailPage } from '../../src/modules/notifications/channels/email.ts';
+import { emailOf } from '../../src/modules/notifications/channels/email.ts';
 import { NTFY_LIMITS, ntfyPayload } from '../../src/modules/notifications/channels/ntfy.ts';
 import { CHANNELS } from '../../src/modules/notifications/channels/registry.ts';
 import { escapeMrkdwn, SLACK_LIMITS, slackPayload } from '../../src/modules/notifications/channels/slack.ts';
@@ -135,7 +135,7 @@ describe('ntfy', () => {
 
 describe('email page', () => {
   it('carries the acknowledge and resolve links in text and HTML, HTML escaped', () => {
-    const m = emailPage(page(alertOf({ title: '<b>x</b>' })), 'https://alertflow.example.com');
+    const m = emailOf(page(alertOf({ title: '<b>x</b>' })), 'https://alertflow.example.com');
     assert.match(m.text, new RegExp(`Acknowledge: ${ACK.replace(/\./g, '\\.')}`));
     assert.match(m.text, /Resolve: /);
     assert.match(m.html, /href="https:\/\/alertflow.example.com\/links\/tok.ack">Acknowledge</);

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EMPTY_ALLOW_LIST, parseAllowList } from '../../src/infra/outbound.ts';
-import {
-  defaultLabel, keepSecret, planOf, publicTarget, ruleProblems, targetFits, targetProblems, type PlannedMethod,
-} from '../../src/modules/contacts/contacts-fns.ts';
+import { planOf, ruleProblems, type ContactStep, type PlannedMethod } from '../../src/modules/contacts/contacts-fns.ts';
 import type { NotificationRule } from '../../src/modules/contacts/contacts-schemas.ts';
-import type { ContactStep } from '../../src/modules/notifications/channels/channel.ts';
+import { channelOf, CHANNELS } from '../../src/modules/notifications/channels/registry.ts';
+import { catalogueFields, keepSecrets, maskTarget, schemaProblems, targetProblems } from '../../src/modules/notifications/channels/target-fns.ts';
 
 const MASK = '********';
 const email: PlannedMethod = { id: 'cm_email', type: 'email', target: { to: 'mia@pager.test' } };
@@ -37,9 +36,10 @@ describe('the paging plan of a member', () => {
   });
 });
 
-describe('contact method targets', () => {
-  it('checks URLs with the outbound guard: scheme, literal private addresses (unless allowed), credentials', () => {
-    const cases: Array<[string, Parameters<typeof targetProblems>[1], string | null]> = [
+describe('channel targets, from each channel\'s declaration', () => {
+  const webhook = channelOf('webhook');
+  it('checks URL fields with the outbound guard: scheme, literal private addresses (unless allowed), credentials', () => {
+    const cases: Array<[string, Record<string, string>, string | null]> = [
       ['public https', { url: 'https://hooks.example.com/x' }, null],
       ['ftp', { url: 'ftp://hooks.example.com/x' }, 'must use http or https'],
       ['loopback', { url: 'http://127.0.0.1:8080/x' }, 'is refused: 127.0.0.1 is a loopback address'],
@@ -48,36 +48,44 @@ describe('contact method targets', () => {
       ['garbage', { url: 'hooks' }, 'is not valid'],
     ];
     for (const [name, target, message] of cases) {
-      assert.deepEqual(targetProblems('webhook', target, EMPTY_ALLOW_LIST), message === null ? [] : [{ path: '/target/url', message }], name);
+      assert.deepEqual(targetProblems(webhook, target, EMPTY_ALLOW_LIST), message === null ? [] : [{ path: '/target/url', message }], name);
     }
-    assert.deepEqual(targetProblems('webhook', { url: 'http://10.0.0.5/x' }, parseAllowList('10.0.0.0/8')), [], 'OUTBOUND_ALLOW permits it');
-    assert.deepEqual(targetProblems('ntfy', { serverUrl: 'http://[::1]/', topic: 't' }, EMPTY_ALLOW_LIST).map((e) => e.path), ['/target/serverUrl']);
-    assert.deepEqual(targetProblems('email', { to: 'a@b.test' }, EMPTY_ALLOW_LIST), []);
-    assert.deepEqual(targetProblems('webhook', { url: 'https://h.example.com', secret: 'short' }, EMPTY_ALLOW_LIST).map((e) => e.path), ['/target/secret']);
-    assert.deepEqual(targetProblems('webhook', { url: 'https://h.example.com', secret: MASK }, EMPTY_ALLOW_LIST), [], 'the mask is settled by keepSecret');
+    assert.deepEqual(targetProblems(webhook, { url: 'http://10.0.0.5/x' }, parseAllowList('10.0.0.0/8')), [], 'OUTBOUND_ALLOW permits it');
+    assert.deepEqual(targetProblems(channelOf('ntfy'), { serverUrl: 'http://[::1]/', topic: 't' }, EMPTY_ALLOW_LIST).map((e) => e.path), ['/target/serverUrl']);
+    assert.deepEqual(targetProblems(channelOf('email'), { to: 'a@b.test' }, EMPTY_ALLOW_LIST), []);
+    assert.deepEqual(targetProblems(webhook, { url: 'https://h.example.com', secret: 'short' }, EMPTY_ALLOW_LIST).map((e) => e.path), ['/target/secret']);
+    assert.deepEqual(targetProblems(webhook, { url: 'https://h.example.com', secret: MASK }, EMPTY_ALLOW_LIST), [], 'the mask is settled by keepSecrets');
   });
 
-  it('masks secrets in what is shown, and keeps the stored one when the mask comes back', () => {
-    assert.deepEqual(publicTarget('ntfy', ntfy.target), { serverUrl: 'https://ntfy.example.com', topic: 'mia', token: MASK });
-    assert.deepEqual(publicTarget('webhook', { url: 'https://h.example.com' }), { url: 'https://h.example.com' }, 'no secret, no mask');
-    assert.deepEqual(publicTarget('slack', slack.target), slack.target);
+  it('reports schema problems at the field\'s path: missing, unknown, malformed', () => {
+    assert.deepEqual(schemaProblems(channelOf('email'), { webhookUrl: 'https://x.test' }, '/t').map((e) => e.path).sort(), ['/t/to', '/t/webhookUrl']);
+    assert.deepEqual(schemaProblems(channelOf('email'), { to: 'not an address' }, '/t').map((e) => e.path), ['/t/to']);
+    assert.deepEqual(schemaProblems(channelOf('ntfy'), { serverUrl: 'https://n.test', topic: 'bad topic!' }, '/t').map((e) => e.path), ['/t/topic']);
+    assert.deepEqual(schemaProblems(channelOf('email'), 'x', '/t'), [{ path: '/t', message: 'must be an object' }]);
+  });
+
+  it('masks secrets in what is shown, and keeps the stored one when the mask comes back for the same target', () => {
+    assert.deepEqual(maskTarget(channelOf('ntfy'), ntfy.target), { serverUrl: 'https://ntfy.example.com', topic: 'mia', token: MASK });
+    assert.deepEqual(maskTarget(webhook, { url: 'https://h.example.com' }), { url: 'https://h.example.com' }, 'no secret, no mask');
+    assert.deepEqual(maskTarget(channelOf('slack'), slack.target), slack.target);
     const stored = { url: 'https://h.example.com', secret: 'the-stored-secret-0123' };
-    assert.deepEqual(keepSecret('webhook', { url: 'https://h2.example.com', secret: MASK }, stored), { ok: true, target: { url: 'https://h2.example.com', secret: 'the-stored-secret-0123' } });
-    assert.deepEqual(keepSecret('webhook', { url: 'https://h.example.com', secret: 'a-brand-new-secret-99' }, stored), { ok: true, target: { url: 'https://h.example.com', secret: 'a-brand-new-secret-99' } });
-    assert.deepEqual(keepSecret('webhook', { url: 'https://h.example.com' }, stored), { ok: true, target: { url: 'https://h.example.com' } }, 'left out: removed');
-    const refused = keepSecret('ntfy', { serverUrl: 'https://n.example.com', topic: 't', token: MASK }, null);
-    assert.equal(refused.ok, false);
+    assert.deepEqual(keepSecrets(webhook, { url: 'https://h.example.com', secret: MASK }, [stored]), { ok: true, target: stored });
+    assert.deepEqual(keepSecrets(webhook, { url: 'https://h.example.com', secret: 'a-brand-new-secret-99' }, [stored]), { ok: true, target: { url: 'https://h.example.com', secret: 'a-brand-new-secret-99' } });
+    assert.deepEqual(keepSecrets(webhook, { url: 'https://h.example.com' }, [stored]), { ok: true, target: { url: 'https://h.example.com' } }, 'left out: removed');
+    const moved = keepSecrets(webhook, { url: 'https://elsewhere.example.com', secret: MASK }, [stored]);
+    assert.deepEqual(!moved.ok && moved.errors.map((e) => e.path), ['/target/secret'], 'a secret is not carried to another URL');
+    const refused = keepSecrets(channelOf('ntfy'), { serverUrl: 'https://n.example.com', topic: 't', token: MASK }, []);
     assert.deepEqual(!refused.ok && refused.errors.map((e) => e.path), ['/target/token']);
   });
 
-  it('tells a target of another type, and labels a method by what it reaches', () => {
-    assert.equal(targetFits('email', { to: 'a@b.test' }), true);
-    assert.equal(targetFits('email', { webhookUrl: 'https://x.test' }), false);
-    assert.equal(targetFits('teams', { webhookUrl: 'https://x.test' }), true, 'slack and teams share a shape');
-    assert.equal(targetFits('ntfy', { url: 'https://x.test' }), false);
-    assert.equal(defaultLabel('email', email.target), 'mia@pager.test');
-    assert.equal(defaultLabel('ntfy', ntfy.target), 'ntfy mia');
-    assert.equal(defaultLabel('slack', slack.target), 'Slack hooks.slack.com');
+  it('labels a method by what it reaches, and describes each field for the forms', () => {
+    assert.equal(channelOf('email').name(email.target), 'mia@pager.test');
+    assert.equal(channelOf('ntfy').name(ntfy.target), 'ntfy mia');
+    assert.equal(channelOf('slack').name(slack.target), 'Slack hooks.slack.com');
+    assert.deepEqual(catalogueFields(webhook).map((f) => [f.name, f.required, f.secret, f.url]), [['url', true, false, true], ['secret', false, true, false]]);
+    for (const [type, c] of Object.entries(CHANNELS)) {
+      for (const f of catalogueFields(c)) assert.ok(f.label.length > 0 && f.hint.length > 0, `${type}.${f.name} has a label and a hint`);
+    }
   });
 });
 

@@ -139,7 +139,11 @@ describe('actions: checked and stored with defaults', () => {
     [[{ type: 'create_incident', groupBy: ['labels.service', 'hostname'] }], '/actions/0/groupBy/1', /alert field/],
     [[{ type: 'create_incident', groupBy: ['labels.a', 'labels.a'] }], '/actions/0/groupBy/1', /twice/],
     [[{ type: 'suppress' }, { type: 'webhook', url: 'ftp://x.example', secret: 's'.repeat(16) }], '/actions/1/url', /http or https/],
-    [[{ type: 'webhook', url: 'not a url', secret: 's'.repeat(16) }], '/actions/0/url', /is not valid/],
+    [[{ type: 'webhook', url: 'not a url', secret: 's'.repeat(16) }], '/actions/0/url', /not valid/],
+    [[{ type: 'webhook', url: 'http://169.254.169.254/latest', secret: 's'.repeat(16) }], '/actions/0/url', /linkLocal/],
+    [[{ type: 'notify', channel: 'ntfy', target: { serverUrl: 'https://ntfy.example', topic: 'bad topic' } }], '/actions/0/target/topic', /pattern/],
+    [[{ type: 'notify', channel: 'slack', target: { webhookUrl: 'http://10.1.2.3/hook' } }], '/actions/0/target/webhookUrl', /private/],
+    [[{ type: 'notify', channel: 'teams', target: { url: 'https://x.example' } }], '/actions/0/target/webhookUrl', /required/],
     [[{ type: 'webhook', url: 'https://user:pw@x.example/', secret: 's'.repeat(16) }], '/actions/0/url', /credentials/],
     [[{ type: 'webhook', url: 'https://x.example/', secret: 'short' }], '/actions/0/secret', /16–256/],
     [[{ type: 'add_labels', labels: { team: '{{alert.nope}}' } }], '/actions/0/labels/team', /unknown placeholder/],
@@ -174,6 +178,16 @@ describe('actions: checked and stored with defaults', () => {
     assert.ok(!keepSecrets([{ type: 'webhook', url: 'https://a.example/', secret: MASKED_SECRET }], []).ok, 'nothing to keep on create');
     assert.deepEqual(publicAction(stored[0] as WorkflowAction), { type: 'webhook', url: 'https://a.example/', secret: MASKED_SECRET });
   });
+
+  it('a notify action\'s secrets are masked, and kept when the mask comes back for the same target of the same channel', () => {
+    const stored: WorkflowAction[] = [{ type: 'notify', channel: 'ntfy', target: { serverUrl: 'https://ntfy.example', topic: 'ops', token: 'tk_stored' } }];
+    assert.deepEqual(publicAction(stored[0] as WorkflowAction), { type: 'notify', channel: 'ntfy', target: { serverUrl: 'https://ntfy.example', topic: 'ops', token: MASKED_SECRET } });
+    const kept = keepSecrets([{ type: 'suppress' }, { type: 'notify', channel: 'ntfy', target: { serverUrl: 'https://ntfy.example', topic: 'ops', token: MASKED_SECRET } }], stored);
+    assert.ok(kept.ok);
+    assert.deepEqual(kept.actions[1], stored[0]);
+    const other = keepSecrets([{ type: 'notify', channel: 'ntfy', target: { serverUrl: 'https://ntfy.example', topic: 'dev', token: MASKED_SECRET } }], stored);
+    assert.deepEqual(!other.ok && other.errors.map((e) => e.path), ['/actions/0/target/token'], 'another topic does not get the token');
+  });
 });
 
 describe('dry run', () => {
@@ -195,6 +209,7 @@ describe('dry run', () => {
       { type: 'add_labels', labels: { team: '{{alert.labels.service}}-team' } },
       { type: 'email', to: ['ops@example.com', 'dev@example.com'], toOnCall: 'sch_1', subject: '[{{alert.severity}}] {{incident.title}} {{alert.labels.team}}' },
       { type: 'webhook', url: 'https://hooks.example.com/x', secret: 'never-shown-0123456789' },
+      { type: 'notify', channel: 'slack', target: { webhookUrl: 'https://hooks.slack.com/services/never-shown' } },
       { type: 'suppress' },
     ];
     const r = dryRun({ conditions: { field: 'labels.service', op: 'eq', value: 'checkout' }, actions }, sample, names);
@@ -208,6 +223,7 @@ describe('dry run', () => {
       'add labels team=checkout-team',
       'email ops@example.com, dev@example.com and the on-call of schedule "Primary", subject "[critical] checkout: Checkout slow checkout-team"',
       'POST the alert as JSON, signed with HMAC-SHA256, to https://hooks.example.com/x',
+      'post the alert to Slack (incoming webhook): https://hooks.slack.com/…',
       'suppress the alert',
     ]);
     assert.ok(!JSON.stringify(r).includes('never-shown'));

@@ -21,6 +21,7 @@ import m0020 from './0020_import_links.ts';
 import m0021 from './0021_config_and_incident_events_in_code.ts';
 import m0022 from './0022_analytics.ts';
 import m0023 from './0023_opsgenie_requests.ts';
+import m0024 from './0024_channel_deliveries.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -47,6 +48,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0021_config_and_incident_events_in_code', m0021],
   ['0022_analytics', m0022],
   ['0023_opsgenie_requests', m0023],
+  ['0024_channel_deliveries', m0024],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -12,7 +12,10 @@ import { conditionSubject } from '../alerts/alerts-fns.ts';
 import type { AlertRow, AlertsRepo } from '../alerts/alerts-repo.ts';
 import type { IncidentRow } from '../incidents/incidents-repo.ts';
 import type { IncidentsService } from '../incidents/incidents-service.ts';
-import type { DeliveryAction } from '../notifications/notifications-schemas.ts';
+import type { ChannelTarget } from '../notifications/channels/channel.ts';
+import { channelOf, type ChannelType } from '../notifications/channels/registry.ts';
+import { recipients } from '../notifications/notifications-fns.ts';
+import type { Delivery } from '../notifications/notifications-schemas.ts';
 import { DELIVERY_RETRY, DeliveryDeferred, RetryableDeliveryError, type NotificationsService } from '../notifications/notifications-service.ts';
 import type { EscalationsService, PageDelivery } from '../escalations/escalations-service.ts';
 import type { SchedulesService } from '../schedules/schedules-service.ts';
@@ -22,11 +25,24 @@ import { enabledFor, insertRun, readDefinition, updateRun, type WorkflowDefiniti
 import type { RunAction, Trigger, WorkflowAction } from '../workflows/workflows-schemas.ts';
 import type { AlertEvent } from './event-relay.ts';
 
+/**
+ * A delivery as an earlier version queued it (a workflow's email or webhook action, or a page), before every
+ * delivery went through the channel registry: such a job may still wait in the queue after an upgrade.
+ */
+type QueuedAction =
+  | { type: 'email'; to?: string[]; toOnCall?: string | null; subject?: string }
+  | { type: 'webhook'; url: string; secret?: string }
+  | { type: 'page'; channel: ChannelType; target: ChannelTarget };
+
 /** What a job of the `deliveries` queue carries. */
 export interface DeliveryJob {
   notificationId: string;
-  action: DeliveryAction;
+  /** The channel and its target (secrets in clear); absent in jobs queued before it, which carry `action`. */
+  delivery?: Delivery;
+  action?: QueuedAction;
   event: string;
+  /** A workflow email's own subject, placeholders rendered. */
+  subject?: string;
   /** Absent in jobs queued before fair scheduling: such a job runs unscheduled by group. */
   orgId?: string;
   /** The job's fair priority, kept by its retries. */
@@ -73,8 +89,31 @@ export function workflowRunner(deps: {
     queue.send<DeliveryJob>(db, lane, job, DELIVERY_RETRY, { delayMs, ...(job.orgId !== undefined && { group: job.orgId }), ...(job.priority !== undefined && { priority: job.priority }) });
 
   /** A first attempt, scheduled fairly: by organization, then by channel and target within it. */
-  const queueFirst = (db: Kysely<DB>, job: DeliveryJob & { orgId: string }, target: string) =>
-    sendDelivery(db, 'deliveries', { ...job, priority: nextPriority(share, [job.orgId, `${job.orgId}|${target}`], clock.now()) });
+  const queueFirst = (db: Kysely<DB>, job: DeliveryJob & { orgId: string; delivery: Delivery }) => {
+    const target = `${job.delivery.channel}|${channelOf(job.delivery.channel).describe(job.delivery.target)}`;
+    return sendDelivery(db, 'deliveries', { ...job, priority: nextPriority(share, [job.orgId, `${job.orgId}|${target}`], clock.now()) });
+  };
+
+  /** A workflow action's notification to one target, queued unless it exists already; its id, or null when it did. */
+  async function notify(db: Kysely<DB>, ctx: RunContext, index: number, delivery: Delivery, extra: { recipient?: string; subject?: string } = {}): Promise<string | null> {
+    const n = await notifications.prepare(db, {
+      orgId: ctx.row.org_id, alertId: ctx.row.id, incidentId: ctx.incident?.id ?? null, workflowId: ctx.workflow.id, actionIndex: index,
+      channel: delivery.channel, target: channelOf(delivery.channel).describe(delivery.target), ...(extra.recipient !== undefined && { recipient: extra.recipient }),
+    });
+    if (!n.created) return null;
+    await queueFirst(db, { notificationId: n.id, delivery, event: ctx.event.type, orgId: ctx.row.org_id, ...(extra.subject !== undefined && { subject: extra.subject }) });
+    return n.id;
+  }
+
+  /** What a queued job delivers to; a job queued before the registry carried its action, translated here. */
+  async function deliveryOf(job: DeliveryJob): Promise<{ delivery: Delivery; subject?: string }> {
+    if (job.delivery) return { delivery: job.delivery, ...(job.subject !== undefined && { subject: job.subject }) };
+    const action = job.action as QueuedAction;
+    if (action.type === 'page') return { delivery: { channel: action.channel, target: action.target } };
+    if (action.type === 'webhook') return { delivery: { channel: 'webhook', target: { url: action.url, ...(action.secret !== undefined && { secret: action.secret }) } } };
+    const onCall = action.toOnCall && job.orgId ? (await schedules.currentOnCall(job.orgId, action.toOnCall, clock.now()))?.email ?? null : null;
+    return { delivery: { channel: 'email', target: { to: recipients(action.to, onCall).join(', ') } }, ...(action.subject !== undefined && { subject: action.subject }) };
+  }
 
   const subjectOf = (a: AlertRow): TemplateAlert & ConditionSubject => conditionSubject(store, a);
 
@@ -124,18 +163,25 @@ export function workflowRunner(deps: {
         await alerts.change(db, ctx.row.org_id, ctx.row.id, { status: 'suppressed' }, at);
         alert.status = 'suppressed';
         return outcome('done', 'alert suppressed');
-      case 'email':
-      case 'webhook': {
-        const delivery: DeliveryAction = action.type === 'email'
-          ? { type: 'email', to: action.to, toOnCall: action.toOnCall, subject: renderTemplate(action.subject, { alert, incident: ctx.incident }) }
-          : { type: 'webhook', url: action.url, secret: action.secret };
-        const target = action.type === 'email' ? action.to.join(', ') : action.url;
-        const n = await notifications.prepare(db, {
-          orgId: ctx.row.org_id, alertId: ctx.row.id, incidentId: ctx.incident?.id ?? null, workflowId: workflow.id, actionIndex: index, channel: action.type, target,
-        });
-        if (!n.created) return outcome('skipped', `already notified (${n.id})`);
-        await queueFirst(db, { notificationId: n.id, action: delivery, event: ctx.event.type, orgId: ctx.row.org_id }, `${action.type}|${target}`);
-        return outcome('queued', n.id);
+      case 'email': {
+        let onCall: string | null = null;
+        if (action.toOnCall) onCall = (await schedules.currentOnCall(ctx.row.org_id, action.toOnCall, at, db))?.email ?? null;
+        const to = recipients(action.to, onCall);
+        if (to.length === 0) return outcome('skipped', action.toOnCall ? `nobody is on call in schedule ${action.toOnCall} and the action names no other recipient` : 'no recipient');
+        const subject = renderTemplate(action.subject, { alert, incident: ctx.incident });
+        // One notification per address: each is retried, and logged, on its own.
+        const queued: string[] = [];
+        for (const address of to) {
+          const id = await notify(db, ctx, index, { channel: 'email', target: { to: address } }, { recipient: address, subject });
+          if (id !== null) queued.push(id);
+        }
+        return queued.length === 0 ? outcome('skipped', 'already notified') : outcome('queued', queued.join(', '));
+      }
+      case 'webhook':
+      case 'notify': {
+        const delivery: Delivery = action.type === 'webhook' ? { channel: 'webhook', target: { url: action.url, secret: action.secret } } : { channel: action.channel, target: action.target };
+        const id = await notify(db, ctx, index, delivery);
+        return id === null ? outcome('skipped', 'already notified') : outcome('queued', id);
       }
       case 'escalate': {
         if (!ctx.incident) return outcome('skipped', 'no incident to escalate');
@@ -163,9 +209,9 @@ export function workflowRunner(deps: {
   }
 
   return {
-    /** Queues an escalation page's first attempt in the same fair lanes as workflow deliveries. */
-    queueDelivery: (db: Kysely<DB>, p: PageDelivery) =>
-      queueFirst(db, { notificationId: p.notificationId, action: { type: 'page', channel: p.channel, target: p.target }, event: 'escalation.step', orgId: p.orgId }, p.channel),
+    /** Queues an escalation page's (or a notice's) first attempt in the same fair lanes as workflow deliveries. */
+    queueDelivery: (db: Kysely<DB>, p: PageDelivery, event = 'escalation.step') =>
+      queueFirst(db, { notificationId: p.notificationId, delivery: { channel: p.channel, target: p.target }, event, orgId: p.orgId }),
 
     /** The `alert-events` job: the incident follows its alert, then the event's workflows run. */
     async handleEvent(event: AlertEvent): Promise<void> {
@@ -192,7 +238,8 @@ export function workflowRunner(deps: {
      */
     async handleDelivery(job: DeliveryJob): Promise<void> {
       try {
-        await notifications.deliver(job.notificationId, job.action, { event: job.event });
+        const { delivery, subject } = await deliveryOf(job);
+        await notifications.deliver(job.notificationId, delivery, { event: job.event, ...(subject !== undefined && { subject }) });
       } catch (err) {
         if (err instanceof DeliveryDeferred) {
           const delayMs = Math.max(0, err.retryAt - clock.now()) + Math.floor(Math.random() * DEFER_JITTER_MS);

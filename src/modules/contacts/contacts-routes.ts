@@ -8,6 +8,7 @@ import {
   UpdateContactMethodBody,
 } from './contacts-schemas.ts';
 import type { ContactsService } from './contacts-service.ts';
+import { NotificationOne } from '../notifications/notifications-schemas.ts';
 
 const YOURS = 'Your own, with the session cookie only (an API key: 403).';
 const SECRETS = `Secrets (a webhook's \`secret\`, an ntfy \`token\`) are never returned: responses show \`${MASKED_SECRET}\`.`;
@@ -62,6 +63,18 @@ export function contactsRoutes(app: Api, contacts: ContactsService): void {
       },
     });
   }
+
+  app.post('/users/me/contact-methods/:id/test', {
+    config: { scope: own.scope },
+    schema: apiSchema({
+      ...own,
+      summary: 'Send a test page to one of your contact methods',
+      description: `${YOURS} Sends a clearly marked test page ("[TEST] …", asking for no answer) now, by the method's channel, and returns the delivery as it went: \`sent\`, or \`failed\` with the provider's error in \`lastError\`. One attempt, no retries; it shows in the delivery log as \`source: test\`.`,
+    }, { params: IdParams, response: { 200: NotificationOne } }),
+  }, async (req) => {
+    const me = signedIn(req);
+    return { data: await contacts.test(me.orgId, actorOf(req), me.userId, req.params.id) };
+  });
 
   app.delete('/users/me/contact-methods/:id', {
     config: { scope: own.scope },

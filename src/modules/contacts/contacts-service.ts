@@ -7,8 +7,11 @@ import { iso, type Clock } from '../../lib/clock.ts';
 import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { orderedId } from '../../lib/ids.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import type { ContactStep } from '../notifications/channels/channel.ts';
-import { defaultLabel, keepSecret, planOf, publicTarget, ruleProblems, targetFits, targetProblems } from './contacts-fns.ts';
+import type { ChannelDeps } from '../notifications/channels/channel.ts';
+import type { Delivery, Notification } from '../notifications/notifications-schemas.ts';
+import { channelOf } from '../notifications/channels/registry.ts';
+import { keepSecrets, maskTarget, schemaProblems, targetProblems } from '../notifications/channels/target-fns.ts';
+import { planOf, ruleProblems, type ContactStep } from './contacts-fns.ts';
 import type { ContactMethodRow, ContactsRepo } from './contacts-repo.ts';
 import {
   MAX_METHODS, type ContactMethod, type ContactType, type CreateContactMethodBody, type NotificationRule, type NotificationRulesBody, type Target,
@@ -21,7 +24,11 @@ const invalid = (errors: ErrorDetail[]): AppError => new AppError('VALIDATION_ER
  * A member's own contact methods and notification rules, and the plan that pages them (`planFor`, for the
  * escalation engine). Every operation names the organization and the member.
  */
-export function contactsService(deps: { store: Store; repo: ContactsRepo; audit: AuditService; clock: Clock; outboundAllow: AllowList }) {
+export function contactsService(deps: {
+  store: Store; repo: ContactsRepo; audit: AuditService; clock: Clock; outboundAllow: AllowList; channels: ChannelDeps;
+  /** Sends a test page to a target now and says how it went (the notifications module). */
+  sendTest: (orgId: string, delivery: Delivery, who: { recipientId: string; name: string }) => Promise<Notification>;
+}) {
   const { store, repo, audit, clock, outboundAllow } = deps;
   const lock = store.dialect === 'postgres';
 
@@ -30,7 +37,7 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
     id: r.id,
     type: r.type as ContactType,
     label: r.label,
-    target: publicTarget(r.type as ContactType, targetOf(r)),
+    target: maskTarget(channelOf(r.type as ContactType), targetOf(r)),
     createdAt: iso(Number(r.created_at)),
     updatedAt: iso(Number(r.updated_at)),
   }) as ContactMethod;
@@ -40,11 +47,15 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
     if (!(await repo.member(db, orgId, userId, lock && db.isTransaction))) throw notFound('User');
   }
 
-  /** The target to store, or 400 naming each problem. */
+  /** The target to store, or 400 naming each problem (a channel that cannot send now is refused too). */
   function checkedTarget(type: ContactType, target: Target, stored: Target | null): Target {
-    const problems = targetProblems(type, target, outboundAllow);
+    const channel = channelOf(type);
+    const off = channel.unavailable?.(deps.channels);
+    if (off) throw invalid([{ path: '/type', message: off }]);
+    const problems = targetProblems(channel, target, outboundAllow);
     if (problems.length > 0) throw invalid(problems);
-    const kept = keepSecret(type, target, stored);
+    // A member edits their own method: its stored secret stays with it, wherever they point it.
+    const kept = keepSecrets(channel, target, stored === null ? [] : [stored], '/target', true);
     if (!kept.ok) throw invalid(kept.errors);
     return kept.target;
   }
@@ -72,7 +83,7 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
         org_id: orgId,
         user_id: userId,
         type: input.type,
-        label: input.label ?? defaultLabel(input.type, target),
+        label: input.label ?? channelOf(input.type).name(target).slice(0, 100),
         target: JSON.stringify(target),
         created_at: now,
         updated_at: now,
@@ -95,7 +106,8 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
         const type = before.type as ContactType;
         let target: Target | undefined;
         if (input.target !== undefined) {
-          if (!targetFits(type, input.target)) throw invalid([{ path: '/target', message: `must be a ${type} target (the type cannot change: add a new method instead)` }]);
+          const misfit = schemaProblems(channelOf(type), input.target, '/target');
+          if (misfit.length > 0) throw invalid([{ path: '/target', message: `must be a ${type} target (the type cannot change: add a new method instead)` }, ...misfit]);
           target = checkedTarget(type, input.target, targetOf(before));
         }
         const updated = await repo.update(trx, orgId, userId, id, {
@@ -108,6 +120,14 @@ export function contactsService(deps: { store: Store; repo: ContactsRepo; audit:
         return updated;
       });
       return toMethod(row);
+    },
+
+    /** Sends a clearly marked test page to one of the member's methods now; the delivery as it went (sent, or the error in words). */
+    async test(orgId: string, actor: Actor, userId: string, id: string): Promise<Notification> {
+      const row = await found(store.db, orgId, userId, id);
+      const result = await deps.sendTest(orgId, { channel: row.type as ContactType, target: targetOf(row) }, { recipientId: userId, name: row.label });
+      await audit.record(store.db, { orgId, action: 'contact_method.tested', actor, target: { type: 'contact_method', id }, metadata: { status: result.status } });
+      return result;
     },
 
     /** Deletes a method and the rules that name it. */

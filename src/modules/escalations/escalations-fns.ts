@@ -1,9 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { Value } from 'typebox/value';
-import { outboundUrlProblem, type AllowList } from '../../infra/outbound.ts';
+import type { AllowList } from '../../infra/outbound.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
-import type { ChannelType } from '../notifications/channels/channel.ts';
-import { channelOf } from '../notifications/channels/registry.ts';
+import type { ChannelTarget } from '../notifications/channels/channel.ts';
+import { channelOf, type ChannelType } from '../notifications/channels/registry.ts';
+import { keepSecrets, maskTarget, targetProblems } from '../notifications/channels/target-fns.ts';
 import type { Step, Target } from './escalations-schemas.ts';
 
 /** The escalation's copy of its policy. */
@@ -38,13 +38,7 @@ export function pageKey(escalationId: string, repeat: number, step: number, who:
   return `esc:${escalationId}:${repeat}:${step}:${recipient}`;
 }
 
-/** The fields of the channels' targets that hold the address a page is sent to. */
-const URL_FIELDS = ['url', 'webhookUrl', 'serverUrl'] as const;
-
-/**
- * Problems of a policy's steps beyond their schema: channel targets against their channel's schema and their
- * URL against the outbound address policy (as sending will check it), and the ids it names.
- */
+/** Problems of a policy's steps beyond their schema: channel targets against their channel's declaration, and the ids it names. */
 export function checkSteps(steps: readonly Step[], allow: AllowList): { errors: ErrorDetail[]; users: Map<string, string>; schedules: Map<string, string> } {
   const errors: ErrorDetail[] = [];
   const users = new Map<string, string>();
@@ -53,18 +47,32 @@ export function checkSteps(steps: readonly Step[], allow: AllowList): { errors: 
     const path = `/steps/${i}/targets/${j}`;
     if (t.type === 'user') users.set(t.id, `${path}/id`);
     else if (t.type === 'schedule') schedules.set(t.id, `${path}/id`);
-    else {
-      const channel = channelOf(t.channel);
-      const first = Value.Errors(channel.target, t.target)[0];
-      if (first) errors.push({ path: `${path}/target${first.instancePath}`, message: `${first.message} (a ${t.channel} target)` });
-      else {
-        const field = URL_FIELDS.find((f) => f in t.target);
-        const problem = field === undefined ? null : outboundUrlProblem(String(t.target[field]), allow);
-        if (problem) errors.push({ path: `${path}/target/${field}`, message: problem });
-      }
-    }
+    else errors.push(...targetProblems(channelOf(t.channel), t.target, allow, `${path}/target`));
   }));
   return { errors, users, schedules };
+}
+
+const channelTargets = (steps: readonly Step[]) => steps.flatMap((s, i) => s.targets.map((t, j) => ({ t, path: `/steps/${i}/targets/${j}/target` })))
+  .filter((x): x is { t: Extract<Target, { type: 'channel' }>; path: string } => x.t.type === 'channel');
+
+/** Steps as responses show them: every channel target's secrets masked. */
+export const maskSteps = (steps: readonly Step[]): Step[] =>
+  steps.map((s) => ({ ...s, targets: s.targets.map((t) => (t.type === 'channel' ? { ...t, target: maskTarget(channelOf(t.channel), t.target) } : t)) }));
+
+/** New steps whose masked secrets take the stored ones of the same channel target (`keepSecrets`); 400 details otherwise. */
+export function keepStepSecrets(steps: readonly Step[], stored: readonly Step[]): { ok: true; steps: Step[] } | { ok: false; errors: ErrorDetail[] } {
+  const errors: ErrorDetail[] = [];
+  const old = channelTargets(stored).map((x) => x.t);
+  const kept = steps.map((s, i) => ({
+    ...s,
+    targets: s.targets.map((t, j) => {
+      if (t.type !== 'channel') return t;
+      const r = keepSecrets(channelOf(t.channel), t.target, old.filter((o) => o.channel === t.channel).map((o): ChannelTarget => o.target), `/steps/${i}/targets/${j}/target`);
+      if (!r.ok) errors.push(...r.errors);
+      return r.ok ? { ...t, target: r.target } : t;
+    }),
+  }));
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, steps: kept };
 }
 
 /** Whether a workflow's stored actions name the policy (its `escalate` action, or `create_incident`'s escalationPolicyId). */

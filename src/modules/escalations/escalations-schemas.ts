@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { StringEnum, Timestamp, UpdateBody } from '../../http/schemas.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
-import { CHANNEL_TYPES } from '../notifications/channels/channel.ts';
-import { CHANNELS } from '../notifications/channels/registry.ts';
+import type { ChannelTarget } from '../notifications/channels/channel.ts';
+import { CHANNELS, channelsFor, type ChannelType } from '../notifications/channels/registry.ts';
+import { shapesAbout } from '../notifications/channels/target-fns.ts';
 
 export const MAX_STEPS = 10;
 export const MAX_TARGETS = 10;
@@ -11,7 +12,9 @@ export const MAX_REPEAT = 5;
 
 const Id = Type.String({ minLength: 1, maxLength: 200 });
 
-const CHANNEL_SHAPES = CHANNEL_TYPES.map((c) => `${c} \`{${Object.keys((CHANNELS[c].target as { properties: object }).properties).join(', ')}}\``).join('; ');
+/** The channels a step may post to: those the registry allows in escalations. */
+export const ESCALATION_CHANNELS = channelsFor('escalation');
+const CHANNEL_SHAPES = shapesAbout(ESCALATION_CHANNELS.map((c) => [c, CHANNELS[c]]));
 
 /**
  * The three kinds of target. A channel's `target` is text by name here and checked against that channel's own
@@ -22,11 +25,14 @@ const targetForms = (out: boolean) => [
   Type.Object({ type: StringEnum(['schedule'] as const), id: out ? Type.String() : Id }, { additionalProperties: false, description: 'Whoever is on call in the schedule when the step fires.' }),
   Type.Object({
     type: StringEnum(['channel'] as const),
-    channel: StringEnum(CHANNEL_TYPES),
-    target: Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 5, description: `The channel's target: ${CHANNEL_SHAPES}.` }),
+    channel: StringEnum(ESCALATION_CHANNELS),
+    target: Type.Unsafe<ChannelTarget>(Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 5, description: `The channel's target: ${CHANNEL_SHAPES}. Secrets are never returned: responses show \`********\`, which sent back keeps the stored secret of the same target.` })),
   }, { additionalProperties: false, description: 'A channel (a team room, a shared webhook).' }),
 ];
-export type Target = Static<ReturnType<typeof targetForms>[number]>;
+export type Target =
+  | { type: 'user'; id: string }
+  | { type: 'schedule'; id: string }
+  | { type: 'channel'; channel: ChannelType; target: ChannelTarget };
 
 /** Received: `oneOf` with a discriminator on `type`, so only the form `type` names is checked and a problem is reported once. */
 const TargetInput = Type.Unsafe<Target>({ oneOf: targetForms(false), discriminator: { propertyName: 'type' } });

@@ -12,30 +12,31 @@ import { newId, orderedId } from '../../lib/ids.ts';
 import { paginate, type CursorCodec, type Page } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import type { IncidentRow, IncidentsRepo } from '../incidents/incidents-repo.ts';
-import type { ChannelType, ContactStep, MemberContacts } from '../notifications/channels/channel.ts';
-import { channelOf } from '../notifications/channels/registry.ts';
+import type { ContactStep, MemberContacts } from '../contacts/contacts-fns.ts';
+import type { ChannelTarget } from '../notifications/channels/channel.ts';
+import { channelOf, type ChannelType } from '../notifications/channels/registry.ts';
 import type { NotificationsService } from '../notifications/notifications-service.ts';
 import type { SchedulesService } from '../schedules/schedules-service.ts';
-import { checkSteps, LINK_TTL_MS, namesPolicy, nextStep, pageKey, signLink, stepTargets, type LinkAction, type PolicySnapshot } from './escalations-fns.ts';
+import { checkSteps, keepStepSecrets, LINK_TTL_MS, maskSteps, namesPolicy, nextStep, pageKey, signLink, stepTargets, type LinkAction, type PolicySnapshot } from './escalations-fns.ts';
 import type { EscalationRow, EscalationsRepo, PolicyRow } from './escalations-repo.ts';
 import type { CreatePolicyBody, EscalationPolicy, Step, Target, UpdatePolicyBody } from './escalations-schemas.ts';
 
 /** A job of the `escalations` queue: a step to fire, or a member's later contact step ("email after 3 minutes"). */
 export type EscalationJob =
   | { kind: 'step'; escalationId: string; repeat: number; step: number }
-  | { kind: 'contact'; escalationId: string; repeat: number; step: number; userId: string; contact: number; channel: ChannelType; target: unknown };
+  | { kind: 'contact'; escalationId: string; repeat: number; step: number; userId: string; contact: number; channel: ChannelType; target: ChannelTarget };
 
 /** A delivery the escalation hands to the delivery queue (the runner's fair lanes). */
 export interface PageDelivery {
   notificationId: string;
   orgId: string;
   channel: ChannelType;
-  target: unknown;
+  target: ChannelTarget;
 }
 
 /** A step's target resolved to who or what gets paged. */
 type Planned =
-  | { target: Extract<Target, { type: 'channel' }>; channel: ChannelType; channelTarget: unknown }
+  | { target: Extract<Target, { type: 'channel' }>; channel: ChannelType; channelTarget: ChannelTarget }
   | { target: Extract<Target, { type: 'user' | 'schedule' }>; userId: string | null; contacts: ContactStep[] };
 
 const JOB_RETRY: RetryPolicy = { limit: 10, delaySeconds: 2 };
@@ -64,10 +65,17 @@ export function escalationsService(deps: {
   const { store, repo, incidents, audit, clock, cursors, queue, log } = deps;
 
   const toPolicy = (r: PolicyRow): EscalationPolicy => ({
-    id: r.id, name: r.name, steps: store.readJson<Step[]>(r.steps), repeat: Number(r.repeat), createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
+    id: r.id, name: r.name, steps: maskSteps(store.readJson<Step[]>(r.steps)), repeat: Number(r.repeat), createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
   });
 
   const refused = (details: Array<{ path: string; message: string }>) => new AppError('VALIDATION_ERROR', 'Escalation policy is invalid', details);
+
+  /** Steps to store: a secret sent back masked keeps the stored one of the same channel target (400 when there is none). */
+  function settled(steps: Step[], stored: Step[]): Step[] {
+    const kept = keepStepSecrets(steps, stored);
+    if (!kept.ok) throw refused(kept.errors);
+    return kept.steps;
+  }
 
   async function checkPolicy(db: Kysely<DB>, orgId: string, steps: Step[]): Promise<void> {
     const { errors, users, schedules } = checkSteps(steps, deps.outboundAllow);
@@ -97,7 +105,7 @@ export function escalationsService(deps: {
   }
 
   /** One page: the notification (once per key) and its delivery. */
-  async function page(db: Kysely<DB>, e: EscalationRow, step: number, channel: ChannelType, target: unknown, recipientId: string | null, key: string): Promise<string | null> {
+  async function page(db: Kysely<DB>, e: EscalationRow, step: number, channel: ChannelType, target: ChannelTarget, recipientId: string | null, key: string): Promise<string | null> {
     if (!Value.Check(channelOf(channel).target, target)) return null;
     const n = await deps.notifications.prepare(db, {
       source: 'escalation', escalationId: e.id, step, recipientId, key,
@@ -129,7 +137,7 @@ export function escalationsService(deps: {
         await queue.send<EscalationJob>(db, 'escalations', { kind: 'contact', escalationId: e.id, repeat, step, userId, contact, channel: c.channel, target: c.target }, JOB_RETRY, { delayMs: c.afterMinutes * deps.minuteMs, group: e.org_id });
         how.push(`${c.channel} after ${c.afterMinutes} min`);
       } else if (await page(db, e, step, c.channel, c.target, userId, pageKey(e.id, repeat, step, { userId, contact }))) {
-        how.push(`${c.channel} ${channelOf(c.channel).describe(c.target as never)}`);
+        how.push(`${c.channel} ${channelOf(c.channel).describe(c.target)}`);
       }
     }
     return how;
@@ -168,7 +176,7 @@ export function escalationsService(deps: {
       for (const p of planned) {
         if ('channel' in p) {
           const id = await page(db, e, step, p.channel, p.channelTarget, null, pageKey(e.id, repeat, step, { channel: p.channel, target: p.channelTarget }));
-          paged.push({ target: 'channel', channel: p.channel, via: id ? [`${p.channel} ${channelOf(p.channel).describe(p.channelTarget as never)}`] : [] });
+          paged.push({ target: 'channel', channel: p.channel, via: id ? [`${p.channel} ${channelOf(p.channel).describe(p.channelTarget)}`] : [] });
         } else {
           const who = p.target.type === 'user' ? { target: 'user', userId: p.target.id } : { target: 'schedule', scheduleId: p.target.id, userId: p.userId };
           paged.push(p.userId === null ? { ...who, via: [], note: 'nobody on call' } : { ...who, via: await pageMember(db, e, repeat, step, p.userId, p.contacts) });
@@ -197,9 +205,10 @@ export function escalationsService(deps: {
 
     async create(orgId: string, actor: Actor, input: CreatePolicyBody, db: Kysely<DB> = store.db): Promise<EscalationPolicy> {
       const at = clock.now();
-      const row: PolicyRow = { id: newId('esp'), org_id: orgId, name: input.name, steps: JSON.stringify(input.steps), repeat: input.repeat ?? 0, created_at: at, updated_at: at };
+      const row: PolicyRow = { id: newId('esp'), org_id: orgId, name: input.name, steps: '', repeat: input.repeat ?? 0, created_at: at, updated_at: at };
       await inTransaction(db, async (trx) => {
         await checkPolicy(trx, orgId, input.steps);
+        row.steps = JSON.stringify(settled(input.steps, []));
         await repo.insertPolicy(trx, row);
         await audit.record(trx, { orgId, action: 'escalation_policy.created', actor, target: { type: 'escalation_policy', id: row.id }, metadata: { name: row.name } });
       });
@@ -208,11 +217,13 @@ export function escalationsService(deps: {
 
     async update(orgId: string, actor: Actor, id: string, input: UpdatePolicyBody, db: Kysely<DB> = store.db): Promise<EscalationPolicy> {
       const row = await inTransaction(db, async (trx) => {
-        if (!(await repo.policy(trx, orgId, id))) throw notFound('Escalation policy');
+        const current = await repo.policy(trx, orgId, id);
+        if (!current) throw notFound('Escalation policy');
         if (input.steps) await checkPolicy(trx, orgId, input.steps);
+        const steps = input.steps && settled(input.steps, store.readJson<Step[]>(current.steps));
         const updated = await repo.updatePolicy(trx, orgId, id, {
           ...(input.name !== undefined && { name: input.name }),
-          ...(input.steps !== undefined && { steps: JSON.stringify(input.steps) }),
+          ...(steps !== undefined && { steps: JSON.stringify(steps) }),
           ...(input.repeat !== undefined && { repeat: input.repeat }),
           updated_at: clock.now(),
         });

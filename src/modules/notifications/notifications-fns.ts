@@ -88,7 +88,7 @@ export function recipients(to: readonly string[] | undefined, onCall: string | n
 }
 
 /** One line, bounded: a header value cannot carry a line break (no header injection). */
-const oneLine = (s: string, max: number): string => {
+export const oneLine = (s: string, max: number): string => {
   const line = s.replace(/[\r\n\t\v\f\u2028\u2029]+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };

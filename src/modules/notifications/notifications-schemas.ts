@@ -1,27 +1,27 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum, Timestamp } from '../../http/schemas.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
+import { CHANNEL_USES, MASKED_SECRET, type ChannelTarget } from './channels/channel.ts';
+import { CHANNEL_TYPES, type ChannelType } from './channels/registry.ts';
 
-import { CHANNEL_TYPES, type ChannelType } from './channels/channel.ts';
-
-export const NOTIFICATION_SOURCES = ['workflow', 'escalation', 'heartbeat', 'handoff'] as const;
+export const NOTIFICATION_SOURCES = ['workflow', 'escalation', 'heartbeat', 'handoff', 'test'] as const;
 export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
 export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'cancelled'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
-/** One entry of the delivery log: a notification a workflow action or an escalation step sent (or tried to) for an alert. */
+/** One entry of the delivery log: a page a workflow action or an escalation step sent (or tried to) for an alert, or a notice (a handoff, a test). */
 export const Notification = Type.Object(
   {
     id: Type.String({ description: 'Also sent as `X-AlertFlow-Delivery` (webhooks) and in the Message-ID (emails), the same on every attempt.' }),
-    alertId: Type.String(),
+    alertId: Nullable(Type.String({ description: 'Null for a notice about no alert: a schedule\'s handoff, a test page.' })),
     incidentId: Nullable(Type.String()),
-    source: StringEnum(NOTIFICATION_SOURCES, { description: 'What sent it: a workflow action, an escalation step, a heartbeat or a handoff notice.' }),
+    source: StringEnum(NOTIFICATION_SOURCES, { description: 'What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice or a test.' }),
     workflowId: Nullable(Type.String({ description: 'For `source: workflow`.' })),
     actionIndex: Nullable(Type.Integer({ description: 'For `source: workflow`: the position of the action in the workflow\'s `actions`, from 0.' })),
     step: Nullable(Type.Integer({ description: 'For `source: escalation`: the policy step, from 1.' })),
     recipientId: Nullable(Type.String({ description: 'The member paged, when a member was (not a channel).' })),
     channel: StringEnum(CHANNEL_TYPES),
-    target: Type.String({ description: 'The webhook URL, the email recipients (comma-separated) once resolved, the ntfy topic, or the host of a chat webhook (its URL is a secret).' }),
+    target: Type.String({ description: 'Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret).' }),
     status: StringEnum(NOTIFICATION_STATUSES, {
       description: '`pending` until delivered (retries included), then `sent` or `failed`; `cancelled`: an escalation page not sent because its incident was acknowledged, resolved or reassigned before it left (`lastError` says which).',
     }),
@@ -40,24 +40,35 @@ export const NotificationList = listOf(Notification);
 export const NotificationListQuery = Type.Object(PageQuery);
 export type NotificationListQuery = Static<typeof NotificationListQuery>;
 
-/** The workflow actions this module delivers, as the workflow stores them (optional fields may be absent). */
-export interface EmailActionInput {
-  type: 'email';
-  to?: string[] | undefined;
-  /** A schedule id: its on-call user at send time also gets the email. */
-  toOnCall?: string | null | undefined;
-  /** The subject, placeholders already rendered; absent or empty: `[SEVERITY] title`. */
-  subject?: string | undefined;
-}
-export interface WebhookActionInput {
-  type: 'webhook';
-  url: string;
-  secret: string;
-}
-/** A page on one channel (an escalation step): the target as that channel's schema describes it. */
-export interface PageActionInput {
-  type: 'page';
+/** What one delivery sends to: a channel of the registry and that channel's target (secrets in clear). */
+export interface Delivery {
   channel: ChannelType;
-  target: unknown;
+  target: ChannelTarget;
 }
-export type DeliveryAction = EmailActionInput | WebhookActionInput | PageActionInput;
+
+/** One entry of the channel catalogue: what the dashboard draws a channel's form from. */
+export const ChannelInfo = Type.Object(
+  {
+    type: StringEnum(CHANNEL_TYPES),
+    label: Type.String(),
+    about: Type.String(),
+    uses: Type.Array(StringEnum(CHANNEL_USES), { description: 'Where it may be used: `contact` (a member\'s contact method), `escalation` (a channel target of a step), `workflow` (a `notify` action).' }),
+    available: Type.Boolean({ description: 'False when it cannot send now (e.g. its provider is not configured); `unavailable` says why.' }),
+    unavailable: Nullable(Type.String()),
+    fields: Type.Array(Type.Object({
+      name: Type.String(),
+      label: Type.String(),
+      hint: Type.String(),
+      required: Type.Boolean(),
+      secret: Type.Boolean({ description: `Never returned (\`${MASKED_SECRET}\` instead); sending the mask back keeps the stored value.` }),
+      url: Type.Boolean({ description: 'An http(s) URL, checked by the outbound address policy.' }),
+      maxLength: Nullable(Type.Integer()),
+      pattern: Nullable(Type.String()),
+      format: Nullable(Type.String()),
+    }, { additionalProperties: false }), { description: 'The fields of its target, in order.' }),
+  },
+  { additionalProperties: false },
+);
+export type ChannelInfo = Static<typeof ChannelInfo>;
+export const ChannelCatalogue = Type.Object({ data: Type.Array(ChannelInfo) }, { additionalProperties: false });
+export const NotificationOne = Type.Object({ data: Notification }, { additionalProperties: false });

@@ -3,8 +3,6 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Mailer } from '../../infra/mailer.ts';
-import type { AllowList } from '../../infra/outbound.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
@@ -13,14 +11,13 @@ import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AlertsService } from '../alerts/alerts-service.ts';
-import { alertUrl, displayUrl, errorLine, idempotencyKey, recipients, toNotification, type Outcome } from './notifications-fns.ts';
-import { hostOf, PermanentFailure, type ChannelDeps, type ChannelType, type PageMessage } from './channels/channel.ts';
-import { emailPage, sendMail } from './channels/email.ts';
-import { channelOf } from './channels/registry.ts';
-import { sendWebhook } from './channels/webhook.ts';
+import { alertUrl, errorLine, idempotencyKey, toNotification, type Outcome } from './notifications-fns.ts';
+import { PermanentFailure, type ChannelDeps, type Message } from './channels/channel.ts';
+import { CHANNEL_TYPES, CHANNELS, channelOf, isChannelType, type ChannelType } from './channels/registry.ts';
+import { catalogueFields } from './channels/target-fns.ts';
 import { admit, breakers, record, type BreakerPolicy } from './breaker-fns.ts';
 import type { NotificationRow, NotificationsRepo } from './notifications-repo.ts';
-import type { DeliveryAction, EmailActionInput, Notification, NotificationListQuery, WebhookActionInput } from './notifications-schemas.ts';
+import type { ChannelInfo, Delivery, Notification, NotificationListQuery } from './notifications-schemas.ts';
 
 /**
  * A delivery attempt failed in a way worth retrying (network error, timeout, HTTP 5xx, SMTP 4xx or lost
@@ -58,17 +55,14 @@ export const MAX_ATTEMPTS = DELIVERY_RETRY.limit + 1;
  * over: longer than any attempt can last (the timeouts below), shorter than the retry budget.
  */
 export const ATTEMPT_LEASE_MS = 60_000;
-const WEBHOOK_TIMEOUT_MS = 10_000;
 /** Five unanswered attempts (timeouts, refused or reset connections) in a row open a host's breaker for 30 s, doubling after each failed probe up to 5 minutes. */
 const BREAKER = { failures: 5, coolDownMs: 30_000, maxCoolDownMs: 300_000 } as const;
-const SMTP_TIMEOUT_MS = 45_000;
-
-/** The email address of a schedule's on-call user at `at`, or null when nobody is on call (or no such schedule). */
-export type OnCallEmail = (orgId: string, scheduleId: string, at: number) => Promise<string | null>;
+/** How long an SMTP delivery may take before it counts as failed (and is retried). */
+export const SMTP_TIMEOUT_MS = 45_000;
 
 /** Where a notification comes from; its idempotency key follows from it (one notification per source, step and recipient). */
 export type NotificationOrigin =
-  | { source?: 'workflow'; workflowId: string; actionIndex: number }
+  | { source?: 'workflow'; workflowId: string; actionIndex: number; /** One of several recipients of the action (an email's addresses). */ recipient?: string }
   | { source: 'escalation'; escalationId: string; step: number; recipientId: string | null; key: string };
 
 export type PrepareInput = {
@@ -76,15 +70,25 @@ export type PrepareInput = {
   alertId: string;
   incidentId: string | null;
   channel: ChannelType;
-  /** The webhook URL, the recipients known so far (the on-call is added at send time), or a page's described target. */
+  /** The target as its channel describes it (no secrets). */
   target: string;
 } & NotificationOrigin;
+
+/** A notice about no alert, sent to one target: its text is kept with it, so every attempt sends the same. */
+export interface NoticeInput {
+  orgId: string;
+  source: 'handoff' | 'test';
+  /** Its idempotency key: the notice goes once however often it is prepared. */
+  key: string;
+  recipientId: string | null;
+  delivery: Delivery;
+  notice: { event: string; subject: string; text: string };
+}
 
 interface AttemptResult {
   outcome: Outcome;
   error: string | null;
   responseStatus: number | null;
-  target?: string;
 }
 
 export interface NotificationsDeps {
@@ -94,16 +98,10 @@ export interface NotificationsDeps {
   clock: Clock;
   cursors: CursorCodec;
   log: Logger;
-  /** Null when `SMTP_URL` is not set: email notifications then fail (permanently, saying so). */
-  mailer: Mailer | null;
-  smtpFrom: string;
-  baseUrl: string;
-  userAgent: string;
-  outboundAllow: AllowList;
-  onCallEmail: OnCallEmail | null;
+  /** What channels send with (SMTP, the outbound policy, timeouts). */
+  channels: ChannelDeps;
   /** The signed acknowledge and resolve links an escalation page carries. */
   pageLinks?: (row: NotificationRow) => { acknowledgeUrl: string; resolveUrl: string } | null;
-  webhookTimeoutMs?: number;
   /**
    * How long an attempt that recorded nothing holds its notification; the job queue's lease, so a job taken
    * over can send at once. Raised, if shorter, to the channel's longest attempt plus 5 s (email 50 s, webhook 15 s).
@@ -113,27 +111,36 @@ export interface NotificationsDeps {
   onAttempt?: (channel: string, outcome: AttemptResult['outcome'], seconds: number) => void;
 }
 
+/** What a delivery attempt sends besides its target: the event it is for, and a workflow email's own subject. */
+export interface DeliverOptions {
+  event?: string;
+  subject?: string;
+  /** One attempt only: a failure worth retrying is recorded `failed` (a test page says how it went at once). */
+  once?: boolean;
+}
+
 /**
- * Notification delivery (email over SMTP, signed webhooks) and its log. The workflow runner calls
- * `prepare` inside the transaction that queues the delivery job, and `deliver` from that job.
+ * Notification delivery through the channel registry, and its log: one path for every page and notice, with
+ * the same retries, circuit breakers and log. Callers `prepare` a notification inside the transaction that
+ * queues its delivery job, and the job calls `deliver`.
  */
 export function notificationsService(deps: NotificationsDeps) {
   const { store, repo, alerts, clock, cursors, log } = deps;
-  const webhookTimeoutMs = deps.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const channelDeps = deps.channels;
   // Per process: each worker process learns on its own that a host is down (after a few timeouts).
   const hosts = breakers();
-  const breakerPolicy: BreakerPolicy = { ...BREAKER, probeMs: webhookTimeoutMs + 5_000 };
+  const breakerPolicy: BreakerPolicy = { ...BREAKER, probeMs: channelDeps.webhookTimeoutMs + 5_000 };
   /** Never shorter than the longest attempt of the channel (plus a margin): a live attempt is not taken over and repeated. */
-  const leaseOf = (channel: string): number =>
-    Math.max(deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS, (channel === 'email' ? SMTP_TIMEOUT_MS : webhookTimeoutMs) + 5_000);
+  const leaseOf = (channel: ChannelType): number =>
+    Math.max(deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS, (channelOf(channel).attemptMs?.(channelDeps) ?? channelDeps.webhookTimeoutMs) + 5_000);
 
-  const channelDeps: ChannelDeps = {
-    mailer: deps.mailer, smtpFrom: deps.smtpFrom, baseUrl: deps.baseUrl, userAgent: deps.userAgent, outboundAllow: deps.outboundAllow,
-    webhookTimeoutMs, smtpTimeoutMs: SMTP_TIMEOUT_MS,
-  };
-
-  /** The alert, its incident and the workflow as they are now. */
-  async function context(row: NotificationRow, event: string | undefined): Promise<PageMessage> {
+  /** A page: the alert, its incident and the workflow as they are now; a notice: as it was prepared. */
+  async function messageOf(row: NotificationRow, opts: DeliverOptions): Promise<Message> {
+    if (row.alert_id === null) {
+      const notice = store.readJson<{ event: string; subject: string; text: string } | null>(row.payload ?? 'null');
+      if (!notice) throw new PermanentFailure('The notice has no text');
+      return { kind: 'notice', ...notice, deliveryId: row.id, sentAt: clock.now() };
+    }
     let alert;
     try {
       const { payload: _payload, incidentNumber: _number, ...rest } = await alerts.get(row.org_id, row.alert_id);
@@ -149,144 +156,156 @@ export function notificationsService(deps: NotificationsDeps) {
       alert,
       incident: incident ? toIncident(incident) : null,
       workflow: row.workflow_id === null ? null : { id: row.workflow_id, name: workflow?.name ?? null },
-      event: event ?? workflow?.trigger ?? 'alert.notification',
-      alertUrl: alertUrl(deps.baseUrl, row.alert_id),
+      event: opts.event ?? workflow?.trigger ?? 'alert.notification',
+      alertUrl: alertUrl(channelDeps.baseUrl, row.alert_id),
       ...deps.pageLinks?.(row),
       deliveryId: row.id,
       sentAt: clock.now(),
+      ...(opts.subject !== undefined && opts.subject.trim() !== '' && { subject: opts.subject }),
     };
   }
 
-  async function emailAction(row: NotificationRow, action: EmailActionInput): Promise<AttemptResult> {
-    if (!deps.mailer) throw new PermanentFailure('Email is not configured: set SMTP_URL');
-    const page = await context(row, undefined);
-    let onCall: string | null = null;
-    if (action.toOnCall) {
-      if (!deps.onCallEmail) throw new PermanentFailure('On-call lookup is not available');
-      onCall = await deps.onCallEmail(row.org_id, action.toOnCall, clock.now());
-    }
-    const to = recipients(action.to, onCall);
-    if (to.length === 0) {
-      throw new PermanentFailure(action.toOnCall ? `Nobody is on call in schedule ${action.toOnCall} and the action names no other recipient` : 'The action names no recipient');
-    }
-    return { ...(await sendMail(channelDeps, { to, ...emailPage(page, deps.baseUrl, action.subject) })), target: to.join(', ') };
-  }
-
-  async function webhookAction(row: NotificationRow, action: WebhookActionInput, event: string | undefined): Promise<AttemptResult> {
-    return sendWebhook(channelDeps, await context(row, event), action.url, action.secret);
-  }
-
-  async function sendAttempt(row: NotificationRow, action: DeliveryAction, event: string | undefined): Promise<AttemptResult> {
-    switch (action.type) {
-      case 'email': return emailAction(row, action);
-      case 'webhook': return webhookAction(row, action, event);
-      case 'page': return channelOf(action.channel).send(channelDeps, await context(row, event), action.target);
-    }
-  }
-
-  /** The host an attempt reaches for (its circuit breaker's key), if it is an HTTP one. */
-  const hostOfAction = (action: DeliveryAction): string | null =>
-    action.type === 'webhook' ? hostOf(action.url) : action.type === 'page' ? channelOf(action.channel).host(action.target) : null;
-
-    /** Records an attempt's outcome and returns the row as it now is. */
-  async function settle(row: NotificationRow, attempt: number, r: AttemptResult): Promise<NotificationRow> {
+  /** Records an attempt's outcome and returns the row as it now is. */
+  async function settle(row: NotificationRow, attempt: number, r: AttemptResult, once: boolean): Promise<NotificationRow> {
     const now = clock.now();
-    const exhausted = r.outcome === 'retry' && attempt >= MAX_ATTEMPTS;
+    const exhausted = r.outcome === 'retry' && (once || attempt >= MAX_ATTEMPTS);
     const status = r.outcome === 'sent' ? 'sent' : r.outcome === 'failed' || exhausted ? 'failed' : 'pending';
-    const error = r.error === null ? null : errorLine(exhausted ? `Gave up after ${attempt} attempts: ${r.error}` : r.error);
+    const error = r.error === null ? null : errorLine(exhausted && !once ? `Gave up after ${attempt} attempts: ${r.error}` : r.error);
     await repo.record(store.db, row.id, attempt, {
       status,
       last_error: r.outcome === 'retry' && error === null ? 'Failed' : error,
       response_status: r.responseStatus,
       sent_at: status === 'sent' ? now : null,
-      ...(r.target !== undefined && { target: r.target }),
     }, now);
     const level = status === 'sent' ? 'info' : 'warn';
     log[level]({ notificationId: row.id, orgId: row.org_id, alertId: row.alert_id, channel: row.channel, attempt, status, responseStatus: r.responseStatus, error }, 'notification delivery');
     return (await repo.get(store.db, row.id)) ?? row;
   }
 
+  const insert = async (db: Kysely<DB>, row: NotificationRow): Promise<{ id: string; created: boolean }> => {
+    if (await repo.insertIfAbsent(db, row)) return { id: row.id, created: true };
+    const existing = await repo.byKey(db, row.idempotency_key);
+    if (!existing) throw new Error(`Notification ${row.idempotency_key} neither inserted nor found`);
+    return { id: existing.id, created: false };
+  };
+
+  const blank = (orgId: string, channel: ChannelType, target: string, key: string, now: number) => ({
+    id: newId('ntf'), org_id: orgId, channel, target, idempotency_key: key,
+    status: 'pending', attempts: 0, last_error: null, response_status: null, created_at: now, updated_at: now, sent_at: null,
+  });
+
+  /** The notification of a notice (as `prepare` for a page): its text is stored with it. */
+  const prepareNotice = (db: Kysely<DB>, input: NoticeInput): Promise<{ id: string; created: boolean }> => insert(db, {
+    ...blank(input.orgId, input.delivery.channel, channelOf(input.delivery.channel).describe(input.delivery.target), input.key, clock.now()),
+    alert_id: null, incident_id: null, workflow_id: null, action_index: null, source: input.source,
+    escalation_id: null, step: null, recipient_id: input.recipientId, payload: JSON.stringify(input.notice),
+  });
+
+  /**
+   * One delivery attempt of a prepared notification to `delivery` (the channel and its target). Already
+   * `sent` or `failed`: returns it, sending nothing. Otherwise sends the message (a page built from the alert
+   * as it is now, or the notice as prepared) and records the outcome. A retryable failure is recorded and
+   * thrown as RetryableDeliveryError (run the job again, with backoff; after MAX_ATTEMPTS it is recorded
+   * `failed` instead); a permanent one (4xx, refused URL, no mailer, SMTP 5xx) is recorded `failed` and returned.
+   */
+  async function deliver(notificationId: string, delivery: Delivery, opts: DeliverOptions = {}): Promise<Notification> {
+    const row = await repo.get(store.db, notificationId);
+    if (!row) throw new Error(`Notification ${notificationId} not found`);
+    if (row.status !== 'pending') return toNotification(row);
+    const now = clock.now();
+    const channel = isChannelType(delivery.channel) ? channelOf(delivery.channel) : null;
+    const host = channel?.host(delivery.target) ?? null;
+    if (host !== null) {
+      const admission = admit(hosts, breakerPolicy, host, now);
+      if (!admission.ok) throw new DeliveryDeferred(admission.retryAt);
+    }
+    const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - leaseOf(isChannelType(row.channel) ? row.channel : delivery.channel));
+    if (!claimed) {
+      const current = await repo.get(store.db, row.id);
+      if (current && current.status !== 'pending') return toNotification(current);
+      throw new RetryableDeliveryError('Another attempt of this notification is in progress', row.attempts);
+    }
+    const attempt = claimed.attempts;
+    let result: AttemptResult;
+    const started = performance.now();
+    try {
+      if (channel === null || delivery.channel !== claimed.channel) throw new PermanentFailure(`A ${delivery.channel} delivery cannot deliver a ${claimed.channel} notification`);
+      const off = channel.unavailable?.(channelDeps);
+      if (off) throw new PermanentFailure(off);
+      result = await channel.send(channelDeps, await messageOf(claimed, opts), delivery.target);
+      // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
+      // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
+      if (host !== null) record(hosts, breakerPolicy, host, result.outcome !== 'retry' || result.responseStatus !== null, clock.now());
+    } catch (err) {
+      result = err instanceof PermanentFailure
+        ? { outcome: 'failed', error: err.message, responseStatus: null }
+        : { outcome: 'retry', error: `Internal error: ${errorSummary(err).message ?? 'unknown'}`, responseStatus: null };
+    }
+    deps.onAttempt?.(claimed.channel, result.outcome, (performance.now() - started) / 1000);
+    const settled = await settle(claimed, attempt, result, opts.once === true);
+    if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed', attempt);
+    return toNotification(settled);
+  }
+
   return {
-    /**
-     * The notification of one alert, workflow and action: inserted `pending` in the caller's transaction
-     * (`db`), unless it exists already (the unique idempotency key decides), in which case its id is
-     * returned with `created: false`. Queue the delivery job only when `created`.
-     */
-    async prepare(db: Kysely<DB>, input: PrepareInput): Promise<{ id: string; created: boolean }> {
-      const key = input.source === 'escalation' ? input.key : idempotencyKey(input.alertId, input.workflowId, input.actionIndex);
-      const now = clock.now();
-      const id = newId('ntf');
-      const created = await repo.insertIfAbsent(db, {
-        id,
-        org_id: input.orgId,
-        alert_id: input.alertId,
-        incident_id: input.incidentId,
-        workflow_id: input.source === 'escalation' ? null : input.workflowId,
-        action_index: input.source === 'escalation' ? null : input.actionIndex,
-        source: input.source ?? 'workflow',
-        escalation_id: input.source === 'escalation' ? input.escalationId : null,
-        step: input.source === 'escalation' ? input.step : null,
-        recipient_id: input.source === 'escalation' ? input.recipientId : null,
-        channel: input.channel,
-        target: input.channel === 'webhook' ? displayUrl(input.target) : input.target,
-        status: 'pending',
-        attempts: 0,
-        last_error: null,
-        response_status: null,
-        created_at: now,
-        updated_at: now,
-        sent_at: null,
-        idempotency_key: key,
-      });
-      if (created) return { id, created };
-      const existing = await repo.byKey(db, key);
-      if (!existing) throw new Error(`Notification ${key} neither inserted nor found`);
-      return { id: existing.id, created: false };
-    },
+    deliver,
 
     /**
-     * One delivery attempt of a prepared notification, with `action` the workflow action it belongs to
-     * (`event` defaults to the workflow's trigger). Already `sent` or `failed`: returns it, sending nothing.
-     * Otherwise sends a message built from the alert (and incident) as they are now and records the
-     * outcome. A retryable failure is recorded and thrown as RetryableDeliveryError (run the job again,
-     * with backoff; after MAX_ATTEMPTS it is recorded `failed` instead); a permanent one (webhook 4xx or
-     * 3xx, refused URL, no recipient, SMTP 5xx) is recorded `failed` and returned.
+     * The notification of one page: inserted `pending` in the caller's transaction (`db`), unless it exists
+     * already (the unique idempotency key decides), in which case its id is returned with `created: false`.
+     * Queue the delivery job only when `created`.
      */
-    async deliver(notificationId: string, action: DeliveryAction, opts: { event?: string } = {}): Promise<Notification> {
-      const row = await repo.get(store.db, notificationId);
-      if (!row) throw new Error(`Notification ${notificationId} not found`);
-      if (row.status !== 'pending') return toNotification(row);
-      const now = clock.now();
-      const host = hostOfAction(action);
-      if (host !== null) {
-        const admission = admit(hosts, breakerPolicy, host, now);
-        if (!admission.ok) throw new DeliveryDeferred(admission.retryAt);
-      }
-      const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - leaseOf(row.channel));
-      if (!claimed) {
-        const current = await repo.get(store.db, row.id);
-        if (current && current.status !== 'pending') return toNotification(current);
-        throw new RetryableDeliveryError('Another attempt of this notification is in progress', row.attempts);
-      }
-      const attempt = claimed.attempts;
-      let result: AttemptResult;
-      const started = performance.now();
+    async prepare(db: Kysely<DB>, input: PrepareInput): Promise<{ id: string; created: boolean }> {
+      const escalation = input.source === 'escalation';
+      const key = escalation
+        ? input.key
+        : `${idempotencyKey(input.alertId, input.workflowId, input.actionIndex)}${input.recipient === undefined ? '' : `:${input.recipient.toLowerCase()}`}`;
+      return insert(db, {
+        ...blank(input.orgId, input.channel, input.target, key, clock.now()),
+        alert_id: input.alertId,
+        incident_id: input.incidentId,
+        workflow_id: escalation ? null : input.workflowId,
+        action_index: escalation ? null : input.actionIndex,
+        source: input.source ?? 'workflow',
+        escalation_id: escalation ? input.escalationId : null,
+        step: escalation ? input.step : null,
+        recipient_id: escalation ? input.recipientId : null,
+        payload: null,
+      });
+    },
+
+    prepareNotice,
+
+    /**
+     * A test page, clearly marked, sent now to one target: prepared and attempted once, the outcome returned
+     * (sent, or the provider's error in words). Through the same path as every notification, logged as `test`.
+     */
+    async sendTest(orgId: string, delivery: Delivery, who: { recipientId: string | null; name: string }): Promise<Notification> {
+      const { id } = await prepareNotice(store.db, {
+        orgId, source: 'test', key: `test:${newId('tst')}`, recipientId: who.recipientId, delivery,
+        notice: {
+          event: 'channel.test',
+          subject: `[TEST] AlertFlow test page for ${who.name}`,
+          text: `This is a test page from AlertFlow, sent at ${iso(clock.now())} because someone pressed "Send a test". Nothing is wrong; nothing needs an answer.`,
+        },
+      });
       try {
-        const channel = action.type === 'page' ? action.channel : action.type;
-        if (channel !== claimed.channel) throw new PermanentFailure(`A ${channel} delivery cannot deliver a ${claimed.channel} notification`);
-        result = await sendAttempt(claimed, action, opts.event);
-        // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
-        // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
-        if (host !== null) record(hosts, breakerPolicy, host, result.outcome !== 'retry' || result.responseStatus !== null, clock.now());
+        return await deliver(id, delivery, { event: 'channel.test', once: true });
       } catch (err) {
-        result = err instanceof PermanentFailure
-          ? { outcome: 'failed', error: err.message, responseStatus: null }
-          : { outcome: 'retry', error: `Internal error: ${errorSummary(err).message ?? 'unknown'}`, responseStatus: null };
+        // Its host's breaker is open: the test is not attempted, and says so.
+        if (!(err instanceof DeliveryDeferred)) throw err;
+        await repo.record(store.db, id, 0, { status: 'failed', last_error: 'Not attempted: the host failed repeatedly just now; try again in a minute', response_status: null, sent_at: null }, clock.now());
+        return toNotification((await repo.get(store.db, id)) as NotificationRow);
       }
-      deps.onAttempt?.(claimed.channel, result.outcome, (performance.now() - started) / 1000);
-      const settled = await settle(claimed, attempt, result);
-      if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed', attempt);
-      return toNotification(settled);
+    },
+
+    /** `GET /channels`: every channel of the registry with its target's fields, and whether it can send now. */
+    catalogue(): ChannelInfo[] {
+      return CHANNEL_TYPES.map((type) => {
+        const c = CHANNELS[type];
+        const off = (c as { unavailable?: (d: ChannelDeps) => string | null }).unavailable?.(channelDeps) ?? null;
+        return { type, label: c.label, about: c.about, uses: [...c.uses], available: off === null, unavailable: off, fields: catalogueFields(c) };
+      });
     },
 
     /**

@@ -28,12 +28,6 @@ export function schedulesRepo() {
     },
     /** Every organization's schedules that send handoff notices (for the worker's checker). */
     withHandoffNotices: (db: Kysely<DB>) => db.selectFrom('schedules').selectAll().where('handoff_notices', '=', 1).execute(),
-    /** Claims a notice; false when another look (this instance's or another's) claimed it first. */
-    claimHandoff: async (db: Kysely<DB>, row: DB['handoff_notices']): Promise<boolean> =>
-      (await db.insertInto('handoff_notices').values(row).onConflict((oc) => oc.column('idempotency_key').doNothing())
-        .returning('idempotency_key').executeTakeFirst()) !== undefined,
-    settleHandoff: (db: Kysely<DB>, key: string, status: 'sent' | 'failed', error: string | null) =>
-      db.updateTable('handoff_notices').set({ status, error }).where('idempotency_key', '=', key).execute(),
     /** The organization's users among `ids` (others, and other organizations' users, are simply absent). */
     users: (db: Kysely<DB>, orgId: string, ids: string[]): Promise<ScheduleUser[]> => {
       const wanted = [...new Set(ids)];

@@ -2,18 +2,15 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { inTransaction, type Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import type { Mailer } from '../../infra/mailer.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso, isoOrNull } from '../../lib/clock.ts';
 import { AppError, invalid, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
-import { errorSummary } from '../../lib/logger.ts';
 import { periodic } from '../../lib/periodic.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import { escapeHtml, messageId } from '../notifications/notifications-fns.ts';
 import { calendar, eventUid } from './ical-fns.ts';
 import { DAY_MS, type Layer } from './rotation-fns.ts';
 import { handoffMessage, handoffsBetween, onCallAt, scheduleErrors, shiftsBetween, userMentions, withoutUser, type OnCall, type OnCallSchedule } from './schedules-fns.ts';
@@ -52,10 +49,25 @@ const CALENDAR_SPAN_MS = 67 * DAY_MS;
  */
 const HANDOFF_LOOKBACK_MS = 10 * 60_000;
 
+/** A shift's start, told to the person on call: its idempotency key is per schedule, shift start and person. */
+export interface HandoffNotice {
+  orgId: string;
+  key: string;
+  userId: string;
+  /** Their account address. */
+  email: string;
+  subject: string;
+  text: string;
+}
+
 export function schedulesService(deps: {
   store: Store; repo: SchedulesRepo; audit: AuditService; clock: Clock; cursors: CursorCodec;
-  /** For handoff notices: null when `SMTP_URL` is not set (the notices are then recorded `failed`). */
-  mail: { mailer: Mailer | null; from: string; baseUrl: string; log: Logger };
+  /**
+   * Tells the incoming person of their shift, once per key, in the caller's transaction: a notification of
+   * the notifications module, delivered (and retried, and logged) like every other. False when it was already.
+   */
+  handoff: (db: Kysely<DB>, notice: HandoffNotice) => Promise<boolean>;
+  log: Logger;
 }) {
   const { store, repo, audit, clock, cursors } = deps;
 
@@ -127,38 +139,16 @@ export function schedulesService(deps: {
     endsAt: isoOrNull(oc.endsAt),
   });
 
-  /** Emails one claimed notice; a failure is recorded on it, not retried (the claim makes it at most once). */
-  async function sendHandoff(row: ScheduleRow, key: string, userId: string, notice: { subject: string; text: string }): Promise<void> {
-    const { mailer, from, baseUrl, log } = deps.mail;
-    const [user] = await repo.users(store.db, row.org_id, [userId]);
-    let error: string | null = null;
-    if (!mailer) error = 'Email is not configured: set SMTP_URL';
-    else if (!user) error = 'The member is no longer in the organization';
-    else {
-      try {
-        await mailer.send({ from, to: [user.email], subject: notice.subject, text: `${notice.text}\n`, html: `<p>${escapeHtml(notice.text)}</p>`, messageId: messageId(key.replaceAll(':', '.'), baseUrl) });
-      } catch (err) {
-        error = errorSummary(err).message ?? 'sending failed';
-      }
-    }
-    await repo.settleHandoff(store.db, key, error === null ? 'sent' : 'failed', error);
-    log[error === null ? 'info' : 'warn']({ orgId: row.org_id, scheduleId: row.id, userId, error }, 'handoff notice');
-  }
-
-  /** One look: every shift that started in the lookback of a schedule with notices, claimed then announced once. */
+  /** One look: every shift that started in the lookback of a schedule with notices, announced once (the notice's key decides). */
   async function checkHandoffs(): Promise<number> {
     const at = clock.now();
     let sent = 0;
     for (const row of await repo.withHandoffNotices(store.db)) {
       for (const h of handoffsBetween(rota(row), at, HANDOFF_LOOKBACK_MS)) {
-        const key = `handoff:${row.id}:${h.startsAt}:${h.userId}`;
-        const claimed = await repo.claimHandoff(store.db, {
-          idempotency_key: key, org_id: row.org_id, schedule_id: row.id, user_id: h.userId, starts_at: h.startsAt, ends_at: h.endsAt,
-          status: 'pending', error: null, created_at: at,
-        });
-        if (!claimed) continue;
-        await sendHandoff(row, key, h.userId, handoffMessage(row.name, row.timezone, h));
-        sent += 1;
+        const [user] = await repo.users(store.db, row.org_id, [h.userId]);
+        if (!user) continue;
+        const notice: HandoffNotice = { orgId: row.org_id, key: `handoff:${row.id}:${h.startsAt}:${h.userId}`, userId: user.id, email: user.email, ...handoffMessage(row.name, row.timezone, h) };
+        if (await store.db.transaction().execute((trx) => deps.handoff(trx, notice))) sent += 1;
       }
     }
     return sent;
@@ -167,7 +157,7 @@ export function schedulesService(deps: {
   return {
     checkHandoffs,
     /** The handoff checker of a worker process, every `everyMs`. */
-    startHandoffChecker: (everyMs: number): { stop(): Promise<void> } => periodic(everyMs, checkHandoffs, deps.mail.log, 'handoff check failed'),
+    startHandoffChecker: (everyMs: number): { stop(): Promise<void> } => periodic(everyMs, checkHandoffs, deps.log, 'handoff check failed'),
 
     async create(orgId: string, actor: Actor, input: CreateScheduleBody, db: Kysely<DB> = store.db): Promise<Schedule> {
       const errors = scheduleErrors({ timezone: input.timezone, layers: input.layers, overrides: input.overrides });

@@ -1,11 +1,15 @@
-import { outboundUrlProblem, type AllowList } from '../../infra/outbound.ts';
+import type { AllowList } from '../../infra/outbound.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
+import { CHANNELS, channelOf } from '../notifications/channels/registry.ts';
+import { keepSecrets as keepTargetSecrets, maskTarget, targetProblems } from '../notifications/channels/target-fns.ts';
 import { DEFAULT_EMAIL_SUBJECT, DEFAULT_INCIDENT_TITLE, parseFieldPath, templateErrors } from './workflows-fns.ts';
 import { MASKED_SECRET, type WorkflowAction, type WorkflowActionInput } from './workflows-schemas.ts';
 
 /**
  * Workflow actions beyond their schema: the rules that need more than one field, the stored form (defaults
- * filled in), and the secret of webhooks, which is never shown and kept when sent back masked. Pure.
+ * filled in), and the secrets of webhook and notify targets, never shown and kept when sent back masked. The
+ * targets are checked by their channel's own declaration (a webhook action's url and secret are a webhook
+ * channel's target). Pure.
  */
 
 /** An id an action names, to be checked against the organization's records. */
@@ -17,7 +21,6 @@ export interface Reference {
 
 export type CheckedActions = { ok: true; actions: WorkflowAction[]; references: Reference[] } | { ok: false; errors: ErrorDetail[] };
 
-const SECRET_MIN = 16;
 const LABEL_KEY_MAX = 512;
 /** Label keys that would name a prototype if the runner ever merged labels into a plain object. */
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -69,15 +72,14 @@ export function checkActions(input: readonly WorkflowActionInput[], allow: Allow
         actions.push({ type: 'email', to, toOnCall, subject });
         break;
       }
-      case 'webhook': {
-        const problem = outboundUrlProblem(a.url, allow);
-        if (problem) errors.push({ path: `${at}/url`, message: problem });
-        if (a.secret !== MASKED_SECRET && a.secret.length < SECRET_MIN) {
-          errors.push({ path: `${at}/secret`, message: `must be ${SECRET_MIN}–256 characters (or ${MASKED_SECRET} to keep the stored secret)` });
-        }
+      case 'webhook':
+        errors.push(...targetProblems(CHANNELS.webhook, { url: a.url, secret: a.secret }, allow, at));
         actions.push({ type: 'webhook', url: a.url, secret: a.secret });
         break;
-      }
+      case 'notify':
+        errors.push(...targetProblems(channelOf(a.channel), a.target, allow, `${at}/target`));
+        actions.push({ type: 'notify', channel: a.channel, target: a.target });
+        break;
       case 'set_severity':
         actions.push({ type: 'set_severity', severity: a.severity });
         break;
@@ -109,27 +111,40 @@ export function checkActions(input: readonly WorkflowActionInput[], allow: Allow
 
 export type KeptSecrets = { ok: true; actions: WorkflowAction[] } | { ok: false; errors: ErrorDetail[] };
 
+/** The stored targets a masked secret may come from: the action at the same position first, then the others. */
+const candidates = <A extends WorkflowAction>(stored: readonly WorkflowAction[], i: number, same: (s: WorkflowAction) => s is A): A[] => {
+  const at = stored[i];
+  return [...(at !== undefined && same(at) ? [at] : []), ...stored.filter(same)];
+};
+
 /**
- * Replaces each webhook secret sent as the mask by the secret stored for a webhook to the same url: the one
- * at the same position if it is such a webhook, else the first. Without one, the mask is refused, so the
- * mask itself is never stored as a secret.
+ * Replaces each secret sent as the mask (a webhook's, a notify target's) by the one stored for the same
+ * target (`keepSecrets` of the channel): the action at the same position if it is such a target, else the
+ * first. Without one, the mask is refused, so the mask itself is never stored as a secret.
  */
 export function keepSecrets(actions: readonly WorkflowAction[], stored: readonly WorkflowAction[], base = '/actions'): KeptSecrets {
   const errors: ErrorDetail[] = [];
   const kept = actions.map((a, i): WorkflowAction => {
-    if (a.type !== 'webhook' || a.secret !== MASKED_SECRET) return a;
-    const same = stored[i];
-    const match = same?.type === 'webhook' && same.url === a.url
-      ? same
-      : stored.find((s): s is Extract<WorkflowAction, { type: 'webhook' }> => s.type === 'webhook' && s.url === a.url);
-    if (!match) {
-      errors.push({ path: `${base}/${i}/secret`, message: `is the mask ${MASKED_SECRET}, but no stored webhook to this url has a secret to keep: send the secret` });
-      return a;
+    if (a.type === 'webhook') {
+      const from = candidates(stored, i, (s): s is Extract<WorkflowAction, { type: 'webhook' }> => s.type === 'webhook').map((s) => ({ url: s.url, secret: s.secret }));
+      const r = keepTargetSecrets(CHANNELS.webhook, { url: a.url, secret: a.secret }, from, `${base}/${i}`);
+      if (!r.ok) errors.push(...r.errors);
+      return r.ok ? { ...a, secret: r.target.secret as string } : a;
     }
-    return { ...a, secret: match.secret };
+    if (a.type === 'notify') {
+      const from = candidates(stored, i, (s): s is Extract<WorkflowAction, { type: 'notify' }> => s.type === 'notify' && s.channel === a.channel).map((s) => s.target);
+      const r = keepTargetSecrets(channelOf(a.channel), a.target, from, `${base}/${i}/target`);
+      if (!r.ok) errors.push(...r.errors);
+      return r.ok ? { ...a, target: r.target } : a;
+    }
+    return a;
   });
   return errors.length > 0 ? { ok: false, errors } : { ok: true, actions: kept };
 }
 
-/** An action as responses show it: the webhook secret masked. */
-export const publicAction = (a: WorkflowAction): WorkflowAction => (a.type === 'webhook' ? { ...a, secret: MASKED_SECRET } : a);
+/** An action as responses show it: secrets masked. */
+export function publicAction(a: WorkflowAction): WorkflowAction {
+  if (a.type === 'webhook') return { ...a, secret: MASKED_SECRET };
+  if (a.type === 'notify') return { ...a, target: maskTarget(channelOf(a.channel), a.target) };
+  return a;
+}

@@ -1,4 +1,5 @@
 import { deriveFingerprint } from '../ingest/normalize-fns.ts';
+import { channelOf } from '../notifications/channels/registry.ts';
 import { matches } from './conditions-fns.ts';
 import { readField, renderTemplate, type TemplateAlert, type TemplateContext } from './workflows-fns.ts';
 import type { Condition, PlannedAction, SampleAlert, TestResult, WorkflowAction } from './workflows-schemas.ts';
@@ -76,6 +77,10 @@ function describe(action: WorkflowAction, ctx: TemplateContext & { alert: Templa
     }
     case 'webhook':
       return `POST the alert as JSON, signed with HMAC-SHA256, to ${action.url}`;
+    case 'notify': {
+      const channel = channelOf(action.channel);
+      return `post the alert to ${channel.label}: ${channel.describe(action.target)}`;
+    }
     case 'set_severity': {
       const was = alert.severity;
       alert.severity = action.severity;

@@ -3,6 +3,9 @@ import { Nullable, StringEnum, Timestamp, UpdateBody } from '../../http/schemas.
 import { CONDITION_OPS, ConditionLeaf, type ConditionOp } from '../../lib/conditions.ts';
 import { listOf, PageQuery } from '../../lib/pagination.ts';
 import { SEVERITIES, STATUSES, type Severity } from '../alerts/alerts-fns.ts';
+import { MASKED_SECRET, type ChannelTarget } from '../notifications/channels/channel.ts';
+import { CHANNELS, channelsFor, type ChannelType } from '../notifications/channels/registry.ts';
+import { shapesAbout } from '../notifications/channels/target-fns.ts';
 
 export type { ConditionLeaf } from '../../lib/conditions.ts';
 
@@ -10,7 +13,7 @@ export type { ConditionLeaf } from '../../lib/conditions.ts';
 export const TRIGGERS = ['alert.created', 'alert.acknowledged', 'alert.resolved', 'alert.reopened'] as const;
 export type Trigger = (typeof TRIGGERS)[number];
 
-export const ACTION_TYPES = ['create_incident', 'assign', 'email', 'webhook', 'set_severity', 'add_labels', 'suppress', 'escalate'] as const;
+export const ACTION_TYPES = ['create_incident', 'assign', 'email', 'webhook', 'notify', 'set_severity', 'add_labels', 'suppress', 'escalate'] as const;
 export type ActionType = (typeof ACTION_TYPES)[number];
 
 /** How deep conditions nest, counting the leaves: `any` → `all` → `not` → leaf is the deepest. */
@@ -18,8 +21,11 @@ export const MAX_CONDITION_DEPTH = 4;
 /** Leaves in one workflow's conditions, all levels together. */
 export const MAX_CONDITION_LEAVES = 50;
 export const MAX_ACTIONS = 20;
-/** What a webhook secret reads as in every response; sent back unchanged, it keeps the stored secret. */
-export const MASKED_SECRET = '********';
+export { MASKED_SECRET };
+/** The channels a `notify` action may post to: those the registry allows in workflows. */
+export const WORKFLOW_CHANNELS = channelsFor('workflow');
+const NOTIFY_TARGET = `The channel's target: ${shapesAbout(WORKFLOW_CHANNELS.map((c) => [c, CHANNELS[c]]))}. Secrets are never returned: responses show \`${MASKED_SECRET}\`, which sent back keeps the stored secret of the same target.`;
+const TargetFields = (description?: string) => Type.Unsafe<ChannelTarget>(Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 10, ...(description !== undefined && { description }) }));
 
 // ---- Conditions ---------------------------------------------------------------------------------------
 
@@ -102,6 +108,8 @@ const actionIn = {
     url: Type.String({ minLength: 1, maxLength: 2048, description: 'http or https, without credentials.' }),
     secret: Type.String({ minLength: 1, maxLength: 256, description: `16–256 characters (checked when saved); the body is signed with HMAC-SHA256. Never returned: responses show \`${MASKED_SECRET}\`, and sending \`${MASKED_SECRET}\` back keeps the secret stored for a webhook to the same url.` }),
   }, 'POSTs the alert as JSON, signed, retried with backoff.'),
+  notify: obj({ type: kind('notify'), channel: StringEnum(WORKFLOW_CHANNELS), target: TargetFields(NOTIFY_TARGET) },
+    'Posts the alert to a channel (a team room, a push topic), retried with backoff like every notification.'),
   set_severity: obj({ type: kind('set_severity'), severity: StringEnum(SEVERITIES) }, 'Changes the alert\'s severity.'),
   add_labels: obj({ type: kind('add_labels'), labels: LabelValues }, 'Adds (or overwrites) labels of the alert.'),
   suppress: obj({ type: kind('suppress') }, 'Suppresses the alert.'),
@@ -115,6 +123,7 @@ const actionOut = {
   assign: obj({ type: kind('assign'), scheduleId: Nullable(Type.String()), userId: Nullable(Type.String()) }),
   email: obj({ type: kind('email'), to: Type.Array(Type.String()), toOnCall: Nullable(Type.String()), subject: Type.String({ description: 'Empty: the default subject.' }) }),
   webhook: obj({ type: kind('webhook'), url: Type.String(), secret: StringEnum([MASKED_SECRET] as const) }),
+  notify: obj({ type: kind('notify'), channel: StringEnum(WORKFLOW_CHANNELS), target: TargetFields() }),
   set_severity: obj({ type: kind('set_severity'), severity: StringEnum(SEVERITIES) }),
   add_labels: obj({ type: kind('add_labels'), labels: Type.Record(Type.String(), Type.String()) }),
   suppress: obj({ type: kind('suppress') }),
@@ -139,11 +148,12 @@ export type CreateIncidentAction = { type: 'create_incident'; groupBy: string[];
 export type AssignAction = { type: 'assign'; scheduleId: string | null; userId: string | null };
 export type EmailAction = { type: 'email'; to: string[]; toOnCall: string | null; subject: string };
 export type WebhookAction = { type: 'webhook'; url: string; secret: string };
+export type NotifyAction = { type: 'notify'; channel: ChannelType; target: ChannelTarget };
 export type SetSeverityAction = { type: 'set_severity'; severity: Severity };
 export type AddLabelsAction = { type: 'add_labels'; labels: Record<string, string> };
 export type SuppressAction = { type: 'suppress' };
 export type EscalateAction = { type: 'escalate'; policyId: string };
-export type WorkflowAction = CreateIncidentAction | AssignAction | EmailAction | WebhookAction | SetSeverityAction | AddLabelsAction | SuppressAction | EscalateAction;
+export type WorkflowAction = CreateIncidentAction | AssignAction | EmailAction | WebhookAction | NotifyAction | SetSeverityAction | AddLabelsAction | SuppressAction | EscalateAction;
 
 export const ActionOutput = Type.Unsafe<WorkflowAction>({ anyOf: ACTION_TYPES.map((t) => actionOut[t]) });
 

@@ -24,8 +24,8 @@ type Query = { limit: number; cursor?: string | undefined };
 
 /**
  * Workflows: definitions (trigger, conditions, ordered actions) checked as a whole when saved, a dry run
- * against a sample alert, and the log of runs the workflow runner records. Webhook secrets are stored for
- * the runner and never returned (`********`).
+ * against a sample alert, and the log of runs the workflow runner records. Secrets (a webhook's, a notify
+ * target's) are stored for the runner and never returned (`********`).
  */
 /** `outboundAllow`: OUTBOUND_ALLOW, against which webhook actions' URLs are checked when saved or tested. */
 export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audit: AuditService; clock: Clock; cursors: CursorCodec; outboundAllow: AllowList }) {

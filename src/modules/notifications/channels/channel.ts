@@ -1,4 +1,4 @@
-import type { TSchema } from 'typebox';
+import { Type, type TObject, type TProperties, type TString } from 'typebox';
 import type { Mailer } from '../../../infra/mailer.ts';
 import { checkOutboundUrl, guardedPost, OutboundRefusedError, type AllowList } from '../../../infra/outbound.ts';
 import { errorSummary } from '../../../lib/logger.ts';
@@ -7,16 +7,24 @@ import type { Incident } from '../../incidents/incidents-schemas.ts';
 import { httpOutcome, type Outcome } from '../notifications-fns.ts';
 
 /**
- * The contract of a notification channel (email, webhook, Slack, Teams, ntfy). A channel declares the
- * shape of its target (validated wherever a target is written, and shown in the OpenAPI document), how a
- * page reads in it, how it is sent, and which failures are retried. The registry (registry.ts) names them;
- * code that pages someone never names a channel.
+ * The contract of a notification channel. A channel is one file in this folder and one line in registry.ts,
+ * and declares everything the rest of AlertFlow needs to know about it: the shape of its target (which
+ * fields are secrets, which are URLs), its name, where it may be used (a member's contact method, an
+ * escalation step, a workflow action), how a message reads in it, how it is sent and which failures are
+ * retried. Contacts, escalation policies, workflows, the channel catalogue the dashboard builds its forms
+ * from, and the OpenAPI document all derive from these declarations; none of them names a channel.
  */
-export const CHANNEL_TYPES = ['email', 'webhook', 'slack', 'teams', 'ntfy'] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
-/** What a page is about: the alert and its incident as they are at send time, and where to act on them. */
+/** What a secret reads as in every response; sent back unchanged, it keeps the stored secret. */
+export const MASKED_SECRET = '********';
+
+/** Where a channel may be used: a member's contact method, a channel target of an escalation step, a workflow's `notify` action. */
+export const CHANNEL_USES = ['contact', 'escalation', 'workflow'] as const;
+export type ChannelUse = (typeof CHANNEL_USES)[number];
+
+/** A page: an alert (and its incident) as they are at send time, and where to act on them. */
 export interface PageMessage {
+  kind?: 'page';
   alert: Alert;
   incident: Incident | null;
   /** `${BASE_URL}/alerts/<id>`. */
@@ -31,7 +39,24 @@ export interface PageMessage {
   /** What the page is for: `escalation.step`, or a workflow's trigger. */
   event: string;
   sentAt: number;
+  /** A workflow email action's own subject (placeholders rendered); absent: `[SEVERITY] title`. */
+  subject?: string;
 }
+
+/** A notice about no alert: a schedule's handoff, a test page. */
+export interface NoticeMessage {
+  kind: 'notice';
+  /** `schedule.handoff`, `channel.test`. */
+  event: string;
+  /** One line. */
+  subject: string;
+  text: string;
+  deliveryId: string;
+  sentAt: number;
+}
+
+export type Message = PageMessage | NoticeMessage;
+export const isNotice = (m: Message): m is NoticeMessage => m.kind === 'notice';
 
 export interface ChannelDeps {
   mailer: Mailer | null;
@@ -52,29 +77,74 @@ export interface SendResult {
 /** A failure no retry can mend (bad target, refused URL, no mailer): recorded `failed` at once. */
 export class PermanentFailure extends Error {}
 
-export interface Channel<T = unknown> {
-  type: ChannelType;
-  /** The target's TypeBox schema (`additionalProperties: false`). */
-  target: TSchema;
+/** A channel's target as stored and sent: text fields by name (the channel's schema says which). */
+export type ChannelTarget = Record<string, string>;
+
+export interface Channel<T extends ChannelTarget = ChannelTarget> {
+  /** Its name in the catalogue and the forms: "Slack (incoming webhook)". */
+  label: string;
+  /** One sentence on what it does, for the forms and the OpenAPI document. */
+  about: string;
+  uses: readonly ChannelUse[];
+  /** The target's schema (`additionalProperties: false`), its fields made with `textField`, `urlField` and `secretField`. */
+  target: TObject;
   /** The target as the delivery log shows it: no secret (a chat webhook URL is one). */
   describe(target: T): string;
+  /** A contact method's label when its owner gives none: what it reaches, without secrets. */
+  name(target: T): string;
   /** The host a circuit breaker is kept for, for HTTP channels. */
   host(target: T): string | null;
-  /** The request body, pure (what the unit tests check against each service's limits). */
-  render(page: PageMessage, target: T): unknown;
-  send(deps: ChannelDeps, page: PageMessage, target: T): Promise<SendResult>;
+  /** The message as sent, pure (what the unit tests check against each service's limits). */
+  render(message: Message, target: T): unknown;
+  send(deps: ChannelDeps, message: Message, target: T): Promise<SendResult>;
+  /** The longest one attempt may take (default: the webhook timeout); an attempt silent for longer is presumed dead and retried. */
+  attemptMs?(deps: ChannelDeps): number;
+  /** Null when the channel can send; else why not, in words (e.g. its provider is not configured). */
+  unavailable?(deps: ChannelDeps): string | null;
 }
 
-/** How a member is paged: the contacts module's personal rules ("ntfy now, email after 3 minutes"). */
-export interface ContactStep {
-  afterMinutes: number;
-  channel: ChannelType;
-  /** That channel's target. */
-  target: unknown;
+// ---- Target fields ----------------------------------------------------------------------------------
+
+/** What a target field is, beyond its JSON Schema: how forms show it and what is checked and masked. */
+export interface FieldFlags {
+  /** Never shown: responses carry MASKED_SECRET, and MASKED_SECRET sent back keeps the stored value. */
+  secret?: boolean;
+  /** An http(s) URL: checked by the outbound address policy when saved and when sent. */
+  url?: boolean;
+  /** The shortest secret accepted (the schema admits the shorter mask). */
+  secretMin?: number;
 }
-export interface MemberContacts {
-  planFor(orgId: string, userId: string): Promise<ContactStep[]>;
+const FLAGS = 'x-alertflow';
+
+type FieldOptions = { label: string; description: string; maxLength?: number; pattern?: string; format?: string; minLength?: number };
+
+function field(o: FieldOptions, flags: FieldFlags): TString {
+  return Type.String({
+    title: o.label,
+    description: o.description,
+    minLength: o.minLength ?? 1,
+    maxLength: o.maxLength ?? 2048,
+    ...(o.pattern !== undefined && { pattern: o.pattern }),
+    ...(o.format !== undefined && { format: o.format }),
+    ...(Object.keys(flags).length > 0 && { [FLAGS]: flags }),
+  });
 }
+
+/** Plain text (an address, a topic, a channel id). */
+export const textField = (o: FieldOptions): TString => field(o, {});
+/** An http or https URL, checked by the outbound address policy when saved and when sent. */
+export const urlField = (o: FieldOptions): TString => field({ maxLength: 2048, ...o, description: `${o.description} http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).` }, { url: true });
+/** A secret: never shown (responses carry the mask), kept when the mask is sent back, removed when left out. */
+export const secretField = (o: FieldOptions & { secretMin?: number }): TString =>
+  field({ maxLength: 256, ...o, description: `${o.description} Never returned: responses show \`${MASKED_SECRET}\`; sending \`${MASKED_SECRET}\` back keeps the stored one, leaving it out removes it.` },
+    { secret: true, ...(o.secretMin !== undefined && { secretMin: o.secretMin }) });
+
+/** A target schema: its fields (made with the helpers above, `Type.Optional` for optional ones) and nothing else. */
+export const targetSchema = <P extends TProperties>(fields: P): TObject<P> => Type.Object(fields, { additionalProperties: false });
+
+export const flagsOf = (schema: unknown): FieldFlags => ((schema as Record<string, unknown>)[FLAGS] as FieldFlags | undefined) ?? {};
+
+// ---- Shared by the channels ---------------------------------------------------------------------------
 
 /** Text bounded to `max` UTF-16 units, an ellipsis marking the cut, which never splits a surrogate pair. */
 export function clip(s: string, max: number): string {
@@ -126,12 +196,25 @@ const sortedEntries = (map: Record<string, string>): Array<[string, string]> =>
   Object.entries(map).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 const isLink = (v: string): boolean => /^https?:\/\/[^\s]+$/i.test(v);
 
-/** The parts every chat channel shows, in order: labels sorted, annotations that are http(s) URLs as links. */
-export function pageParts(page: PageMessage): { title: string; severity: string; status: string; description: string; labels: Array<[string, string]>; links: Array<[string, string]> } {
-  const { alert, incident } = page;
+export interface MessageParts {
+  title: string;
+  severity: string;
+  status: string;
+  description: string;
+  labels: Array<[string, string]>;
+  links: Array<[string, string]>;
+}
+
+/**
+ * The parts every chat channel shows, in order: labels sorted, annotations that are http(s) URLs as links.
+ * A notice reads as an `info` message with its text as the description.
+ */
+export function pageParts(message: Message): MessageParts {
+  if (isNotice(message)) return { title: message.subject, severity: 'info', status: 'notice', description: message.text, labels: [], links: [] };
+  const { alert, incident } = message;
   const links: Array<[string, string]> = [];
-  if (incident) links.push([`Incident #${incident.number}`, `${page.alertUrl.replace(/\/alerts\/[^/]*$/, '')}/incidents/${encodeURIComponent(incident.id)}`]);
-  links.push(['Alert', page.alertUrl]);
+  if (incident) links.push([`Incident #${incident.number}`, `${message.alertUrl.replace(/\/alerts\/[^/]*$/, '')}/incidents/${encodeURIComponent(incident.id)}`]);
+  links.push(['Alert', message.alertUrl]);
   for (const [k, v] of sortedEntries(alert.annotations)) if (isLink(v)) links.push([k, v]);
   return {
     title: incident ? `#${incident.number} ${alert.title}` : alert.title,
@@ -141,4 +224,14 @@ export function pageParts(page: PageMessage): { title: string; severity: string;
     labels: sortedEntries(alert.labels),
     links,
   };
+}
+
+/** The acknowledge / resolve / open links a page offers as buttons (a notice offers none). */
+export function pageActions(message: Message): Array<{ label: 'Acknowledge' | 'Resolve' | 'Open'; url: string }> {
+  if (isNotice(message)) return [];
+  return [
+    ...(message.acknowledgeUrl ? [{ label: 'Acknowledge' as const, url: message.acknowledgeUrl }] : []),
+    ...(message.resolveUrl ? [{ label: 'Resolve' as const, url: message.resolveUrl }] : []),
+    { label: 'Open', url: message.alertUrl },
+  ];
 }

@@ -1,10 +1,10 @@
-import { Type, type Static } from 'typebox';
+import type { Static } from 'typebox';
 import type { MailMessage } from '../../../infra/mailer.ts';
 import { errorSummary } from '../../../lib/logger.ts';
-import { emailHtml, emailSubject, emailText, messageId, smtpCode, smtpOutcome, type MessageContext } from '../notifications-fns.ts';
-import { PermanentFailure, type Channel, type ChannelDeps, type PageMessage, type SendResult } from './channel.ts';
+import { emailHtml, emailSubject, emailText, escapeHtml, messageId, oneLine, smtpCode, smtpOutcome, type MessageContext } from '../notifications-fns.ts';
+import { isNotice, PermanentFailure, targetSchema, textField, type Channel, type ChannelDeps, type Message, type PageMessage, type SendResult } from './channel.ts';
 
-const Target = Type.Object({ to: Type.String({ format: 'email', maxLength: 320, description: 'One address.' }) }, { additionalProperties: false });
+const Target = targetSchema({ to: textField({ label: 'Email address', description: 'One address.', format: 'email', maxLength: 320 }) });
 type Target = Static<typeof Target>;
 
 export const withTimeout = <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
@@ -29,7 +29,7 @@ export const messageContext = (page: PageMessage): MessageContext => ({
  * Sends one email: an SMTP 5xx is final, a 4xx or a lost connection is retried (smtpOutcome); a server that
  * accepted it but rejected some recipients is `sent`, with those named as the error line.
  */
-export async function sendMail(deps: ChannelDeps, message: Omit<MailMessage, 'from'>): Promise<SendResult> {
+async function sendMail(deps: ChannelDeps, message: Omit<MailMessage, 'from'>): Promise<SendResult> {
   if (!deps.mailer) throw new PermanentFailure('Email is not configured: set SMTP_URL');
   try {
     const info = await withTimeout(deps.mailer.send({ from: deps.smtpFrom, ...message }), deps.smtpTimeoutMs, 'SMTP delivery');
@@ -41,23 +41,35 @@ export async function sendMail(deps: ChannelDeps, message: Omit<MailMessage, 'fr
   }
 }
 
-export function emailPage(page: PageMessage, baseUrl: string, subject?: string): Omit<MailMessage, 'from' | 'to'> {
-  const ctx = messageContext(page);
+/** The email of a message: a page's subject, text and HTML bodies, or a notice's. */
+export function emailOf(message: Message, baseUrl: string): Omit<MailMessage, 'from' | 'to'> {
+  const ids = { messageId: messageId(message.deliveryId, baseUrl), headers: { 'X-AlertFlow-Delivery': message.deliveryId } };
+  if (isNotice(message)) {
+    return { subject: oneLine(message.subject, 250), text: `${message.text}\n`, html: `<p style="white-space:pre-wrap">${escapeHtml(message.text)}</p>`, ...ids };
+  }
+  const ctx = messageContext(message);
   return {
-    subject: emailSubject(page.alert, subject),
+    subject: emailSubject(message.alert, message.subject),
     text: emailText(ctx),
     html: emailHtml(ctx),
-    messageId: messageId(page.deliveryId, baseUrl),
-    headers: { 'X-AlertFlow-Delivery': page.deliveryId, 'X-AlertFlow-Alert': page.alert.id },
+    ...ids,
+    headers: { ...ids.headers, 'X-AlertFlow-Alert': message.alert.id },
   };
 }
 
-/** Email over SMTP to one address. */
+/**
+ * Email over SMTP to one address. (A delivery queued by an earlier version for a workflow email action may
+ * name several, comma-separated: they get one email, as they would have.)
+ */
 export const emailChannel: Channel<Target> = {
-  type: 'email',
+  label: 'Email',
+  about: 'An email over SMTP (SMTP_URL) with the alert\'s description, labels and links.',
+  uses: ['contact', 'escalation'],
   target: Target,
   describe: (t) => t.to,
+  name: (t) => t.to,
   host: () => null,
-  render: (page) => emailPage(page, 'http://localhost'),
-  send: (deps, page, t) => sendMail(deps, { to: [t.to], ...emailPage(page, deps.baseUrl) }),
+  attemptMs: (deps) => deps.smtpTimeoutMs,
+  render: (message) => emailOf(message, 'http://localhost'),
+  send: (deps, message, t) => sendMail(deps, { to: t.to.split(',').map((s) => s.trim()).filter(Boolean), ...emailOf(message, deps.baseUrl) }),
 };

@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
-import { clip, hostOf, pageParts, postJson, type Channel, type PageMessage } from './channel.ts';
+import { clip, hostOf, pageActions, pageParts, postJson, secretField, targetSchema, textField, urlField, type Channel, type Message } from './channel.ts';
 
-const Target = Type.Object({
-  serverUrl: Type.String({ minLength: 1, maxLength: 2048, description: 'The ntfy server, e.g. https://ntfy.example.com (self-hosted: no vendor relay).' }),
-  topic: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The topic subscribers listen on.' }),
-  token: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'An access token, sent as `Authorization: Bearer`.' })),
-}, { additionalProperties: false });
+const Target = targetSchema({
+  serverUrl: urlField({ label: 'Server URL', description: 'The ntfy server, e.g. https://ntfy.sh or your own (self-hosted: no vendor relay).' }),
+  topic: textField({ label: 'Topic', description: 'The topic subscribers listen on: 1–64 letters, digits, `-` or `_`.', maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+  token: Type.Optional(secretField({ label: 'Access token', description: 'For a protected topic, sent as `Authorization: Bearer`.' })),
+});
 type Target = Static<typeof Target>;
 
 /** ntfy's priorities, 1 (min) to 5 (max, a phone's alarm). */
@@ -24,21 +24,18 @@ function clipBytes(s: string, bytes: number): string {
   return `${out}…`;
 }
 
-export function ntfyPayload(page: PageMessage, target: Target): Record<string, unknown> {
-  const p = pageParts(page);
+export function ntfyPayload(message: Message, target: Target): Record<string, unknown> {
+  const p = pageParts(message);
   const text = [p.description || '(no description)', ...p.labels.map(([k, v]) => `${k}=${v}`)].join('\n');
-  const actions = [
-    ...(page.acknowledgeUrl ? [{ action: 'view', label: 'Acknowledge', url: page.acknowledgeUrl, clear: true }] : []),
-    ...(page.resolveUrl ? [{ action: 'view', label: 'Resolve', url: page.resolveUrl, clear: true }] : []),
-    { action: 'view', label: 'Open', url: page.alertUrl },
-  ];
+  const actions = pageActions(message).map((a) => ({ action: 'view', label: a.label, url: a.url, ...(a.label !== 'Open' && { clear: true }) }));
+  const open = actions.find((a) => a.label === 'Open');
   return {
     topic: target.topic,
     title: clip(`[${p.severity.toUpperCase()}] ${p.title}`.replace(/[\r\n]+/g, ' '), NTFY_LIMITS.title),
     message: clipBytes(text, NTFY_LIMITS.messageBytes),
     priority: NTFY_PRIORITY[p.severity] ?? 3,
     tags: [p.severity],
-    click: page.alertUrl,
+    ...(open && { click: open.url }),
     // ntfy takes at most three actions.
     actions: actions.slice(0, 3),
   };
@@ -46,10 +43,13 @@ export function ntfyPayload(page: PageMessage, target: Target): Record<string, u
 
 /** ntfy: one JSON POST to the server root naming the topic; 5xx and network errors are retried. */
 export const ntfyChannel: Channel<Target> = {
-  type: 'ntfy',
+  label: 'ntfy push',
+  about: 'A push notification through an ntfy server (ntfy.sh or your own) with Acknowledge and Resolve actions.',
+  uses: ['contact', 'escalation', 'workflow'],
   target: Target,
   describe: (t) => `${t.serverUrl.replace(/\/+$/, '')}/${t.topic}`,
+  name: (t) => `ntfy ${t.topic}`,
   host: (t) => hostOf(t.serverUrl),
-  render: (page, t) => ntfyPayload(page, t),
-  send: (deps, page, t) => postJson(deps, t.serverUrl.replace(/\/+$/, '') || t.serverUrl, ntfyPayload(page, t), t.token ? { Authorization: `Bearer ${t.token}` } : {}),
+  render: (message, t) => ntfyPayload(message, t),
+  send: (deps, message, t) => postJson(deps, t.serverUrl.replace(/\/+$/, '') || t.serverUrl, ntfyPayload(message, t), t.token ? { Authorization: `Bearer ${t.token}` } : {}),
 };

@@ -1,4 +1,4 @@
-import type { Channel, ChannelType } from './channel.ts';
+import type { Channel, ChannelTarget, ChannelUse } from './channel.ts';
 import { emailChannel } from './email.ts';
 import { ntfyChannel } from './ntfy.ts';
 import { slackChannel } from './slack.ts';
@@ -6,12 +6,24 @@ import { teamsChannel } from './teams.ts';
 import { webhookChannel } from './webhook.ts';
 
 /** Every channel, one line each: adding one is a file in this folder and a line here. */
-export const CHANNELS: Readonly<Record<ChannelType, Channel<never>>> = {
-  email: emailChannel as Channel<never>,
-  webhook: webhookChannel as Channel<never>,
-  slack: slackChannel as Channel<never>,
-  teams: teamsChannel as Channel<never>,
-  ntfy: ntfyChannel as Channel<never>,
-};
+export const CHANNELS = {
+  email: emailChannel,
+  webhook: webhookChannel,
+  slack: slackChannel,
+  teams: teamsChannel,
+  ntfy: ntfyChannel,
+} as const satisfies Record<string, Channel<never>>;
 
-export const channelOf = (type: ChannelType): Channel<unknown> => CHANNELS[type] as Channel<unknown>;
+export type ChannelType = keyof typeof CHANNELS;
+export const CHANNEL_TYPES = Object.keys(CHANNELS) as ChannelType[];
+
+export const isChannelType = (s: string): s is ChannelType => Object.hasOwn(CHANNELS, s);
+export const channelOf = (type: ChannelType): Channel => CHANNELS[type] as unknown as Channel;
+/** The channels that may be used as `use`, in the registry's order. */
+export const channelsFor = (use: ChannelUse): ChannelType[] => CHANNEL_TYPES.filter((t) => (CHANNELS[t].uses as readonly ChannelUse[]).includes(use));
+
+/**
+ * How a member without a contact method is reached (paged, told of a shift): by email at their account
+ * address. The one place a consumer of channels learns of a particular one.
+ */
+export const ACCOUNT_FALLBACK: { channel: ChannelType; target: (accountEmail: string) => ChannelTarget } = { channel: 'email', target: (to) => ({ to }) };

@@ -1,7 +1,7 @@
-import { Type, type Static } from 'typebox';
-import { clip, hostOf, hostOnly, pageParts, postJson, type Channel, type PageMessage } from './channel.ts';
+import type { Static } from 'typebox';
+import { clip, hostOf, hostOnly, pageActions, pageParts, postJson, targetSchema, urlField, type Channel, type Message } from './channel.ts';
 
-const Target = Type.Object({ webhookUrl: Type.String({ minLength: 1, maxLength: 2048, description: 'A Slack incoming webhook URL (https://hooks.slack.com/services/…).' }) }, { additionalProperties: false });
+const Target = targetSchema({ webhookUrl: urlField({ label: 'Incoming webhook URL', description: 'A Slack incoming webhook URL (https://hooks.slack.com/services/…).' }) });
 type Target = Static<typeof Target>;
 
 /** Slack's documented limits: 50 blocks a message, 3,000 characters of section text, 150 of header text, 75 of button text. */
@@ -24,8 +24,8 @@ function lines(items: string[]): string {
   return out;
 }
 
-export function slackPayload(page: PageMessage): Record<string, unknown> {
-  const p = pageParts(page);
+export function slackPayload(message: Message): Record<string, unknown> {
+  const p = pageParts(message);
   const headline = `[${p.severity.toUpperCase()}] ${p.title}`;
   const blocks: unknown[] = [
     { type: 'header', text: { type: 'plain_text', text: clip(headline, SLACK_LIMITS.headerText), emoji: false } },
@@ -34,21 +34,23 @@ export function slackPayload(page: PageMessage): Record<string, unknown> {
   if (p.description) blocks.push(section(escapeMrkdwn(clip(p.description, SLACK_LIMITS.sectionText - 200))));
   if (p.labels.length) blocks.push(section(lines(['*Labels*', ...p.labels.map(([k, v]) => `\`${escapeMrkdwn(clip(k, 100))}\` = ${escapeMrkdwn(clip(v, 300))}`)])));
   blocks.push(section(lines(['*Links*', ...p.links.map(([k, v]) => `<${linkUrl(v)}|${escapeMrkdwn(clip(k, 100))}>`)])));
-  const buttons = [
-    ...(page.acknowledgeUrl ? [{ type: 'button', style: 'primary', text: { type: 'plain_text', text: 'Acknowledge' }, url: page.acknowledgeUrl, action_id: 'acknowledge' }] : []),
-    ...(page.resolveUrl ? [{ type: 'button', text: { type: 'plain_text', text: 'Resolve' }, url: page.resolveUrl, action_id: 'resolve' }] : []),
-    { type: 'button', text: { type: 'plain_text', text: 'Open in AlertFlow' }, url: page.alertUrl.slice(0, SLACK_LIMITS.buttonUrl), action_id: 'open' },
-  ];
-  blocks.push({ type: 'actions', elements: buttons });
+  const buttons = pageActions(message).map((a) => ({
+    type: 'button', text: { type: 'plain_text', text: a.label === 'Open' ? 'Open in AlertFlow' : a.label }, url: a.url.slice(0, SLACK_LIMITS.buttonUrl),
+    action_id: a.label.toLowerCase(), ...(a.label === 'Acknowledge' && { style: 'primary' }),
+  }));
+  if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
   return { text: clip(headline, SLACK_LIMITS.fallbackText), blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
 }
 
 /** Slack incoming webhooks: a Block Kit message; 5xx and network errors are retried, other answers are final. */
 export const slackChannel: Channel<Target> = {
-  type: 'slack',
+  label: 'Slack (incoming webhook)',
+  about: 'A Block Kit message to the channel of a Slack incoming webhook; its buttons open the acknowledge and resolve links.',
+  uses: ['contact', 'escalation', 'workflow'],
   target: Target,
   describe: (t) => hostOnly(t.webhookUrl),
+  name: (t) => `Slack ${hostOf(t.webhookUrl) ?? ''}`.trim(),
   host: (t) => hostOf(t.webhookUrl),
-  render: (page) => slackPayload(page),
-  send: (deps, page, t) => postJson(deps, t.webhookUrl, slackPayload(page)),
+  render: (message) => slackPayload(message),
+  send: (deps, message, t) => postJson(deps, t.webhookUrl, slackPayload(message)),
 };

@@ -1,7 +1,7 @@
-import { Type, type Static } from 'typebox';
-import { clip, hostOf, hostOnly, pageParts, postJson, type Channel, type PageMessage } from './channel.ts';
+import type { Static } from 'typebox';
+import { clip, hostOf, hostOnly, pageActions, pageParts, postJson, targetSchema, urlField, type Channel, type Message } from './channel.ts';
 
-const Target = Type.Object({ webhookUrl: Type.String({ minLength: 1, maxLength: 2048, description: 'A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received").' }) }, { additionalProperties: false });
+const Target = targetSchema({ webhookUrl: urlField({ label: 'Workflows webhook URL', description: 'A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received").' }) });
 type Target = Static<typeof Target>;
 
 /** Teams refuses messages over 28 KB; a card is kept well below that. */
@@ -19,8 +19,8 @@ export function escapeTeamsMarkdown(s: string): string {
       `${indent}${/^\d/.test(marker) ? marker.replace('.', '\\.') : `\\${marker}`}`);
 }
 
-function card(page: PageMessage, textMax: number, facts: number): Record<string, unknown> {
-  const p = pageParts(page);
+function card(message: Message, textMax: number, facts: number): Record<string, unknown> {
+  const p = pageParts(message);
   const body: unknown[] = [
     { type: 'TextBlock', size: 'Large', weight: 'Bolder', wrap: true, text: `[${p.severity.toUpperCase()}] ${escapeTeamsMarkdown(clip(p.title, 280))}` },
     { type: 'FactSet', facts: [{ title: 'Severity', value: p.severity }, { title: 'Status', value: p.status }] },
@@ -28,8 +28,7 @@ function card(page: PageMessage, textMax: number, facts: number): Record<string,
   if (p.description && textMax > 0) body.push({ type: 'TextBlock', wrap: true, text: escapeTeamsMarkdown(clip(p.description, textMax)) });
   if (p.labels.length && facts > 0) body.push({ type: 'FactSet', facts: p.labels.slice(0, facts).map(([k, v]) => ({ title: clip(k, 100), value: clip(v, 300) })) });
   const actions = [
-    ...(page.acknowledgeUrl ? [{ type: 'Action.OpenUrl', title: 'Acknowledge', url: page.acknowledgeUrl }] : []),
-    ...(page.resolveUrl ? [{ type: 'Action.OpenUrl', title: 'Resolve', url: page.resolveUrl }] : []),
+    ...pageActions(message).filter((a) => a.label !== 'Open').map((a) => ({ type: 'Action.OpenUrl', title: a.label, url: a.url })),
     ...p.links.slice(0, 5).filter(([, u]) => u.length <= 2000).map(([k, u]) => ({ type: 'Action.OpenUrl', title: clip(k, 50), url: u })),
   ];
   return {
@@ -46,12 +45,12 @@ function card(page: PageMessage, textMax: number, facts: number): Record<string,
  * The Adaptive Card message. Escaped text can take several bytes per character (a control character is six
  * in JSON), so the card is measured and its description and labels shrunk until it fits the budget.
  */
-export function teamsPayload(page: PageMessage): Record<string, unknown> {
+export function teamsPayload(message: Message): Record<string, unknown> {
   let textMax = 3000;
   let facts: number = TEAMS_LIMITS.facts;
   for (;;) {
-    const message = card(page, textMax, facts);
-    if (Buffer.byteLength(JSON.stringify(message)) <= TEAMS_LIMITS.bytes || (textMax === 0 && facts === 0)) return message;
+    const body = card(message, textMax, facts);
+    if (Buffer.byteLength(JSON.stringify(body)) <= TEAMS_LIMITS.bytes || (textMax === 0 && facts === 0)) return body;
     textMax = Math.floor(textMax / 2);
     if (textMax < 50) textMax = 0;
     facts = Math.floor(facts / 2);
@@ -60,10 +59,13 @@ export function teamsPayload(page: PageMessage): Record<string, unknown> {
 
 /** Teams Workflows webhooks: 5xx and network errors are retried, other answers are final. */
 export const teamsChannel: Channel<Target> = {
-  type: 'teams',
+  label: 'Microsoft Teams',
+  about: 'An Adaptive Card posted by a Teams Workflows webhook; its buttons open the acknowledge and resolve links.',
+  uses: ['contact', 'escalation', 'workflow'],
   target: Target,
   describe: (t) => hostOnly(t.webhookUrl),
+  name: (t) => `Teams ${hostOf(t.webhookUrl) ?? ''}`.trim(),
   host: (t) => hostOf(t.webhookUrl),
-  render: (page) => teamsPayload(page),
-  send: (deps, page, t) => postJson(deps, t.webhookUrl, teamsPayload(page)),
+  render: (message) => teamsPayload(message),
+  send: (deps, message, t) => postJson(deps, t.webhookUrl, teamsPayload(message)),
 };
