@@ -2085,13 +2085,14 @@ export interface paths {
                             data: {
                                 /** @description Also sent as `X-AlertFlow-Delivery` (webhooks) and in the Message-ID (emails), the same on every attempt. */
                                 id: string;
-                                alertId: string;
+                                /** @description Null for a notice about no alert: a schedule's handoff, a test page. */
+                                alertId: string | null;
                                 incidentId: string | null;
                                 /**
-                                 * @description What sent it: a workflow action, an escalation step, a heartbeat or a handoff notice.
+                                 * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice or a test.
                                  * @enum {string}
                                  */
-                                source: "workflow" | "escalation" | "heartbeat" | "handoff";
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test";
                                 /** @description For `source: workflow`. */
                                 workflowId: string | null;
                                 /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
@@ -2102,7 +2103,7 @@ export interface paths {
                                 recipientId: string | null;
                                 /** @enum {string} */
                                 channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The webhook URL, the email recipients (comma-separated) once resolved, the ntfy topic, or the host of a chat webhook (its URL is a secret). */
+                                /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
                                 target: string;
                                 /**
                                  * @description `pending` until delivered (retries included), then `sent` or `failed`; `cancelled`: an escalation page not sent because its incident was acknowledged, resolved or reassigned before it left (`lastError` says which).
@@ -2136,6 +2137,199 @@ export interface paths {
                                 /** @description Count of matching records; first page only. */
                                 total?: number;
                             };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the notification channels
+         * @description Every channel AlertFlow can page by, as its declaration in the channel registry says: its name, where it may be used (contact methods, escalation steps, workflow `notify` actions), the fields of its target (which are secrets, which are URLs), and whether it can send now (a channel whose provider the operator has not configured cannot).
+         *
+         *     Requires scope `users:read`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {string} */
+                                type: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                label: string;
+                                about: string;
+                                /** @description Where it may be used: `contact` (a member's contact method), `escalation` (a channel target of a step), `workflow` (a `notify` action). */
+                                uses: ("contact" | "escalation" | "workflow")[];
+                                /** @description False when it cannot send now (e.g. its provider is not configured); `unavailable` says why. */
+                                available: boolean;
+                                unavailable: string | null;
+                                /** @description The fields of its target, in order. */
+                                fields: {
+                                    name: string;
+                                    label: string;
+                                    hint: string;
+                                    required: boolean;
+                                    /** @description Never returned (`********` instead); sending the mask back keeps the stored value. */
+                                    secret: boolean;
+                                    /** @description An http(s) URL, checked by the outbound address policy. */
+                                    url: boolean;
+                                    maxLength: number | null;
+                                    pattern: string | null;
+                                    format: string | null;
+                                }[];
+                            }[];
                         };
                     };
                 };
@@ -13074,6 +13268,14 @@ export interface paths {
                                     secret: "********";
                                 } | {
                                     /** @enum {string} */
+                                    type: "notify";
+                                    /** @enum {string} */
+                                    channel: "slack" | "teams" | "ntfy";
+                                    target: {
+                                        [key: string]: string;
+                                    };
+                                } | {
+                                    /** @enum {string} */
                                     type: "set_severity";
                                     /** @enum {string} */
                                     severity: "critical" | "high" | "medium" | "low" | "info";
@@ -13419,6 +13621,15 @@ export interface paths {
                             secret: string;
                         } | {
                             /** @enum {string} */
+                            type: "notify";
+                            /** @enum {string} */
+                            channel: "slack" | "teams" | "ntfy";
+                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                            target: {
+                                [key: string]: string;
+                            };
+                        } | {
+                            /** @enum {string} */
                             type: "set_severity";
                             /** @enum {string} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
@@ -13599,6 +13810,14 @@ export interface paths {
                                     url: string;
                                     /** @enum {string} */
                                     secret: "********";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "notify";
+                                    /** @enum {string} */
+                                    channel: "slack" | "teams" | "ntfy";
+                                    target: {
+                                        [key: string]: string;
+                                    };
                                 } | {
                                     /** @enum {string} */
                                     type: "set_severity";
@@ -13983,6 +14202,14 @@ export interface paths {
                                     secret: "********";
                                 } | {
                                     /** @enum {string} */
+                                    type: "notify";
+                                    /** @enum {string} */
+                                    channel: "slack" | "teams" | "ntfy";
+                                    target: {
+                                        [key: string]: string;
+                                    };
+                                } | {
+                                    /** @enum {string} */
                                     type: "set_severity";
                                     /** @enum {string} */
                                     severity: "critical" | "high" | "medium" | "low" | "info";
@@ -14322,6 +14549,15 @@ export interface paths {
                             secret: string;
                         } | {
                             /** @enum {string} */
+                            type: "notify";
+                            /** @enum {string} */
+                            channel: "slack" | "teams" | "ntfy";
+                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                            target: {
+                                [key: string]: string;
+                            };
+                        } | {
+                            /** @enum {string} */
                             type: "set_severity";
                             /** @enum {string} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
@@ -14502,6 +14738,14 @@ export interface paths {
                                     url: string;
                                     /** @enum {string} */
                                     secret: "********";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "notify";
+                                    /** @enum {string} */
+                                    channel: "slack" | "teams" | "ntfy";
+                                    target: {
+                                        [key: string]: string;
+                                    };
                                 } | {
                                     /** @enum {string} */
                                     type: "set_severity";
@@ -15070,6 +15314,15 @@ export interface paths {
                             secret: string;
                         } | {
                             /** @enum {string} */
+                            type: "notify";
+                            /** @enum {string} */
+                            channel: "slack" | "teams" | "ntfy";
+                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                            target: {
+                                [key: string]: string;
+                            };
+                        } | {
+                            /** @enum {string} */
                             type: "set_severity";
                             /** @enum {string} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
@@ -15250,6 +15503,14 @@ export interface paths {
                                     url: string;
                                     /** @enum {string} */
                                     secret: "********";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "notify";
+                                    /** @enum {string} */
+                                    channel: "slack" | "teams" | "ntfy";
+                                    target: {
+                                        [key: string]: string;
+                                    };
                                 } | {
                                     /** @enum {string} */
                                     type: "set_severity";
@@ -15632,6 +15893,14 @@ export interface paths {
                                     url: string;
                                     /** @enum {string} */
                                     secret: "********";
+                                } | {
+                                    /** @enum {string} */
+                                    type: "notify";
+                                    /** @enum {string} */
+                                    channel: "slack" | "teams" | "ntfy";
+                                    target: {
+                                        [key: string]: string;
+                                    };
                                 } | {
                                     /** @enum {string} */
                                     type: "set_severity";
@@ -16020,6 +16289,14 @@ export interface paths {
                                     secret: "********";
                                 } | {
                                     /** @enum {string} */
+                                    type: "notify";
+                                    /** @enum {string} */
+                                    channel: "slack" | "teams" | "ntfy";
+                                    target: {
+                                        [key: string]: string;
+                                    };
+                                } | {
+                                    /** @enum {string} */
                                     type: "set_severity";
                                     /** @enum {string} */
                                     severity: "critical" | "high" | "medium" | "low" | "info";
@@ -16399,6 +16676,15 @@ export interface paths {
                             secret: string;
                         } | {
                             /** @enum {string} */
+                            type: "notify";
+                            /** @enum {string} */
+                            channel: "slack" | "teams" | "ntfy";
+                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                            target: {
+                                [key: string]: string;
+                            };
+                        } | {
+                            /** @enum {string} */
                             type: "set_severity";
                             /** @enum {string} */
                             severity: "critical" | "high" | "medium" | "low" | "info";
@@ -16459,7 +16745,7 @@ export interface paths {
                                     /** @description Position in the workflow's actions, from 0. */
                                     index: number;
                                     /** @enum {string} */
-                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress" | "escalate";
+                                    type: "create_incident" | "assign" | "email" | "webhook" | "notify" | "set_severity" | "add_labels" | "suppress" | "escalate";
                                     /** @description What the action would do to the sample, templates rendered. */
                                     description: string;
                                 }[];
@@ -16705,7 +16991,7 @@ export interface paths {
                                     /** @description Position in the workflow's actions, from 0. */
                                     index: number;
                                     /** @enum {string} */
-                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress" | "escalate";
+                                    type: "create_incident" | "assign" | "email" | "webhook" | "notify" | "set_severity" | "add_labels" | "suppress" | "escalate";
                                     /** @description What the action would do to the sample, templates rendered. */
                                     description: string;
                                 }[];
@@ -16931,7 +17217,7 @@ export interface paths {
                                     /** @description Position in the workflow's actions, from 0. */
                                     index: number;
                                     /** @enum {string} */
-                                    type: "create_incident" | "assign" | "email" | "webhook" | "set_severity" | "add_labels" | "suppress" | "escalate";
+                                    type: "create_incident" | "assign" | "email" | "webhook" | "notify" | "set_severity" | "add_labels" | "suppress" | "escalate";
                                     /** @enum {string} */
                                     status: "queued" | "done" | "skipped" | "failed";
                                     /** @description What happened: the incident joined, the address sent to, the error, why skipped. */
@@ -19968,6 +20254,7 @@ export interface paths {
                                 type: "email";
                                 label: string;
                                 target: {
+                                    /** Email address */
                                     to: string;
                                 };
                                 /**
@@ -19986,6 +20273,7 @@ export interface paths {
                                 type: "webhook";
                                 label: string;
                                 target: {
+                                    /** URL */
                                     url: string;
                                     /** @enum {string} */
                                     secret?: "********";
@@ -20006,6 +20294,7 @@ export interface paths {
                                 type: "slack";
                                 label: string;
                                 target: {
+                                    /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -20024,6 +20313,7 @@ export interface paths {
                                 type: "teams";
                                 label: string;
                                 target: {
+                                    /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -20042,7 +20332,9 @@ export interface paths {
                                 type: "ntfy";
                                 label: string;
                                 target: {
+                                    /** Server URL */
                                     serverUrl: string;
+                                    /** Topic */
                                     topic: string;
                                     /** @enum {string} */
                                     token?: "********";
@@ -20213,8 +20505,9 @@ export interface paths {
                         label?: string;
                         target: {
                             /**
+                             * Email address
                              * Format: email
-                             * @description The address to page.
+                             * @description One address.
                              */
                             to: string;
                         };
@@ -20224,9 +20517,15 @@ export interface paths {
                         /** @description Your name for it; default: the address, host or topic. */
                         label?: string;
                         target: {
-                            /** @description Receives the page as a JSON POST. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * URL
+                             * @description Receives the page as a JSON POST. http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             url: string;
-                            /** @description 16–256 characters; when set, the body is signed with HMAC-SHA256. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it. */
+                            /**
+                             * Signing secret
+                             * @description 16–256 characters; when set, the body is signed: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it.
+                             */
                             secret?: string;
                         };
                     } | {
@@ -20235,7 +20534,10 @@ export interface paths {
                         /** @description Your name for it; default: the address, host or topic. */
                         label?: string;
                         target: {
-                            /** @description A Slack incoming-webhook URL. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * Incoming webhook URL
+                             * @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             webhookUrl: string;
                         };
                     } | {
@@ -20244,7 +20546,10 @@ export interface paths {
                         /** @description Your name for it; default: the address, host or topic. */
                         label?: string;
                         target: {
-                            /** @description A Microsoft Teams Workflows webhook URL. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * Workflows webhook URL
+                             * @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             webhookUrl: string;
                         };
                     } | {
@@ -20253,11 +20558,20 @@ export interface paths {
                         /** @description Your name for it; default: the address, host or topic. */
                         label?: string;
                         target: {
-                            /** @description The ntfy server, e.g. https://ntfy.sh or your own. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * Server URL
+                             * @description The ntfy server, e.g. https://ntfy.sh or your own (self-hosted: no vendor relay). http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             serverUrl: string;
-                            /** @description The topic: 1–64 letters, digits, `-` or `_`. */
+                            /**
+                             * Topic
+                             * @description The topic subscribers listen on: 1–64 letters, digits, `-` or `_`.
+                             */
                             topic: string;
-                            /** @description An access token for a protected topic. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it. */
+                            /**
+                             * Access token
+                             * @description For a protected topic, sent as `Authorization: Bearer`. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it.
+                             */
                             token?: string;
                         };
                     };
@@ -20277,6 +20591,7 @@ export interface paths {
                                 type: "email";
                                 label: string;
                                 target: {
+                                    /** Email address */
                                     to: string;
                                 };
                                 /**
@@ -20295,6 +20610,7 @@ export interface paths {
                                 type: "webhook";
                                 label: string;
                                 target: {
+                                    /** URL */
                                     url: string;
                                     /** @enum {string} */
                                     secret?: "********";
@@ -20315,6 +20631,7 @@ export interface paths {
                                 type: "slack";
                                 label: string;
                                 target: {
+                                    /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -20333,6 +20650,7 @@ export interface paths {
                                 type: "teams";
                                 label: string;
                                 target: {
+                                    /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -20351,7 +20669,9 @@ export interface paths {
                                 type: "ntfy";
                                 label: string;
                                 target: {
+                                    /** Server URL */
                                     serverUrl: string;
+                                    /** Topic */
                                     topic: string;
                                     /** @enum {string} */
                                     token?: "********";
@@ -20595,6 +20915,7 @@ export interface paths {
                                 type: "email";
                                 label: string;
                                 target: {
+                                    /** Email address */
                                     to: string;
                                 };
                                 /**
@@ -20613,6 +20934,7 @@ export interface paths {
                                 type: "webhook";
                                 label: string;
                                 target: {
+                                    /** URL */
                                     url: string;
                                     /** @enum {string} */
                                     secret?: "********";
@@ -20633,6 +20955,7 @@ export interface paths {
                                 type: "slack";
                                 label: string;
                                 target: {
+                                    /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -20651,6 +20974,7 @@ export interface paths {
                                 type: "teams";
                                 label: string;
                                 target: {
+                                    /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -20669,7 +20993,9 @@ export interface paths {
                                 type: "ntfy";
                                 label: string;
                                 target: {
+                                    /** Server URL */
                                     serverUrl: string;
+                                    /** Topic */
                                     topic: string;
                                     /** @enum {string} */
                                     token?: "********";
@@ -20839,24 +21165,49 @@ export interface paths {
                         /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. */
                         target?: {
                             /**
+                             * Email address
                              * Format: email
-                             * @description The address to page.
+                             * @description One address.
                              */
                             to: string;
                         } | {
-                            /** @description Receives the page as a JSON POST. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * URL
+                             * @description Receives the page as a JSON POST. http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             url: string;
-                            /** @description 16–256 characters; when set, the body is signed with HMAC-SHA256. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it. */
+                            /**
+                             * Signing secret
+                             * @description 16–256 characters; when set, the body is signed: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it.
+                             */
                             secret?: string;
                         } | {
-                            /** @description A Slack incoming-webhook URL. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * Incoming webhook URL
+                             * @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             webhookUrl: string;
                         } | {
-                            /** @description The ntfy server, e.g. https://ntfy.sh or your own. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * Workflows webhook URL
+                             * @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
+                            webhookUrl: string;
+                        } | {
+                            /**
+                             * Server URL
+                             * @description The ntfy server, e.g. https://ntfy.sh or your own (self-hosted: no vendor relay). http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             serverUrl: string;
-                            /** @description The topic: 1–64 letters, digits, `-` or `_`. */
+                            /**
+                             * Topic
+                             * @description The topic subscribers listen on: 1–64 letters, digits, `-` or `_`.
+                             */
                             topic: string;
-                            /** @description An access token for a protected topic. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it. */
+                            /**
+                             * Access token
+                             * @description For a protected topic, sent as `Authorization: Bearer`. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it.
+                             */
                             token?: string;
                         };
                     };
@@ -20876,6 +21227,7 @@ export interface paths {
                                 type: "email";
                                 label: string;
                                 target: {
+                                    /** Email address */
                                     to: string;
                                 };
                                 /**
@@ -20894,6 +21246,7 @@ export interface paths {
                                 type: "webhook";
                                 label: string;
                                 target: {
+                                    /** URL */
                                     url: string;
                                     /** @enum {string} */
                                     secret?: "********";
@@ -20914,6 +21267,7 @@ export interface paths {
                                 type: "slack";
                                 label: string;
                                 target: {
+                                    /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -20932,6 +21286,7 @@ export interface paths {
                                 type: "teams";
                                 label: string;
                                 target: {
+                                    /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -20950,7 +21305,9 @@ export interface paths {
                                 type: "ntfy";
                                 label: string;
                                 target: {
+                                    /** Server URL */
                                     serverUrl: string;
+                                    /** Topic */
                                     topic: string;
                                     /** @enum {string} */
                                     token?: "********";
@@ -21311,24 +21668,49 @@ export interface paths {
                         /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. */
                         target?: {
                             /**
+                             * Email address
                              * Format: email
-                             * @description The address to page.
+                             * @description One address.
                              */
                             to: string;
                         } | {
-                            /** @description Receives the page as a JSON POST. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * URL
+                             * @description Receives the page as a JSON POST. http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             url: string;
-                            /** @description 16–256 characters; when set, the body is signed with HMAC-SHA256. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it. */
+                            /**
+                             * Signing secret
+                             * @description 16–256 characters; when set, the body is signed: `X-AlertFlow-Signature: sha256=<hex HMAC-SHA256>`. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it.
+                             */
                             secret?: string;
                         } | {
-                            /** @description A Slack incoming-webhook URL. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * Incoming webhook URL
+                             * @description A Slack incoming webhook URL (https://hooks.slack.com/services/…). http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             webhookUrl: string;
                         } | {
-                            /** @description The ntfy server, e.g. https://ntfy.sh or your own. http or https, without credentials; a literal private or loopback address is refused unless OUTBOUND_ALLOW permits it. */
+                            /**
+                             * Workflows webhook URL
+                             * @description A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received"). http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
+                            webhookUrl: string;
+                        } | {
+                            /**
+                             * Server URL
+                             * @description The ntfy server, e.g. https://ntfy.sh or your own (self-hosted: no vendor relay). http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
                             serverUrl: string;
-                            /** @description The topic: 1–64 letters, digits, `-` or `_`. */
+                            /**
+                             * Topic
+                             * @description The topic subscribers listen on: 1–64 letters, digits, `-` or `_`.
+                             */
                             topic: string;
-                            /** @description An access token for a protected topic. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it. */
+                            /**
+                             * Access token
+                             * @description For a protected topic, sent as `Authorization: Bearer`. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it.
+                             */
                             token?: string;
                         };
                     };
@@ -21348,6 +21730,7 @@ export interface paths {
                                 type: "email";
                                 label: string;
                                 target: {
+                                    /** Email address */
                                     to: string;
                                 };
                                 /**
@@ -21366,6 +21749,7 @@ export interface paths {
                                 type: "webhook";
                                 label: string;
                                 target: {
+                                    /** URL */
                                     url: string;
                                     /** @enum {string} */
                                     secret?: "********";
@@ -21386,6 +21770,7 @@ export interface paths {
                                 type: "slack";
                                 label: string;
                                 target: {
+                                    /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -21404,6 +21789,7 @@ export interface paths {
                                 type: "teams";
                                 label: string;
                                 target: {
+                                    /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -21422,7 +21808,9 @@ export interface paths {
                                 type: "ntfy";
                                 label: string;
                                 target: {
+                                    /** Server URL */
                                     serverUrl: string;
+                                    /** Topic */
                                     topic: string;
                                     /** @enum {string} */
                                     token?: "********";
@@ -21605,6 +21993,224 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/users/me/contact-methods/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test page to one of your contact methods
+         * @description Your own, with the session cookie only (an API key: 403). Sends a clearly marked test page ("[TEST] …", asking for no answer) now, by the method's channel, and returns the delivery as it went: `sent`, or `failed` with the provider's error in `lastError`. One attempt, no retries; it shows in the delivery log as `source: test`.
+         *
+         *     Requires scope `users:read`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Also sent as `X-AlertFlow-Delivery` (webhooks) and in the Message-ID (emails), the same on every attempt. */
+                                id: string;
+                                /** @description Null for a notice about no alert: a schedule's handoff, a test page. */
+                                alertId: string | null;
+                                incidentId: string | null;
+                                /**
+                                 * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice or a test.
+                                 * @enum {string}
+                                 */
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test";
+                                /** @description For `source: workflow`. */
+                                workflowId: string | null;
+                                /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
+                                actionIndex: number | null;
+                                /** @description For `source: escalation`: the policy step, from 1. */
+                                step: number | null;
+                                /** @description The member paged, when a member was (not a channel). */
+                                recipientId: string | null;
+                                /** @enum {string} */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
+                                target: string;
+                                /**
+                                 * @description `pending` until delivered (retries included), then `sent` or `failed`.
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "sent" | "failed";
+                                attempts: number;
+                                lastError: string | null;
+                                /** @description The HTTP status of the webhook's last answer, or the SMTP reply code. */
+                                responseStatus: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                sentAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/users/me/notification-rules": {
@@ -22030,6 +22636,7 @@ export interface paths {
                                 type: "email";
                                 label: string;
                                 target: {
+                                    /** Email address */
                                     to: string;
                                 };
                                 /**
@@ -22048,6 +22655,7 @@ export interface paths {
                                 type: "webhook";
                                 label: string;
                                 target: {
+                                    /** URL */
                                     url: string;
                                     /** @enum {string} */
                                     secret?: "********";
@@ -22068,6 +22676,7 @@ export interface paths {
                                 type: "slack";
                                 label: string;
                                 target: {
+                                    /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -22086,6 +22695,7 @@ export interface paths {
                                 type: "teams";
                                 label: string;
                                 target: {
+                                    /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
                                 /**
@@ -22104,7 +22714,9 @@ export interface paths {
                                 type: "ntfy";
                                 label: string;
                                 target: {
+                                    /** Server URL */
                                     serverUrl: string;
+                                    /** Topic */
                                     topic: string;
                                     /** @enum {string} */
                                     token?: "********";
@@ -22532,7 +23144,7 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };
@@ -22723,7 +23335,7 @@ export interface paths {
                                 type: "channel";
                                 /** @enum {string} */
                                 channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                 target: {
                                     [key: string]: string;
                                 };
@@ -22764,7 +23376,7 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };
@@ -23003,7 +23615,7 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };
@@ -23188,7 +23800,7 @@ export interface paths {
                                 type: "channel";
                                 /** @enum {string} */
                                 channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                 target: {
                                     [key: string]: string;
                                 };
@@ -23226,7 +23838,7 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };
@@ -23656,7 +24268,7 @@ export interface paths {
                                 type: "channel";
                                 /** @enum {string} */
                                 channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                 target: {
                                     [key: string]: string;
                                 };
@@ -23694,7 +24306,7 @@ export interface paths {
                                         type: "channel";
                                         /** @enum {string} */
                                         channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: email `{to}`; webhook `{url, secret}`; slack `{webhookUrl}`; teams `{webhookUrl}`; ntfy `{serverUrl, topic, token}`. */
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };

@@ -74,3 +74,4 @@ export type EscalationPolicy = Ok<paths['/escalation-policies/{id}']['get']>['da
 export type CreateEscalationPolicyBody = Body<paths['/escalation-policies']['post']>;
 export type EscalationStep = EscalationPolicy['steps'][number];
 export type EscalationTarget = EscalationStep['targets'][number];
+export type ChannelInfo = Ok<paths['/channels']['get']>['data'][number];

@@ -1,28 +1,42 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
-import type { ContactMethod, PatchContactMethodBody } from '../../api/types';
+import { channelNamed, channelsFor, useChannels } from '../../api/channels';
+import type { ChannelInfo, ContactMethod, Notification, PatchContactMethodBody } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
 import { Loading, Page } from '../../components/page';
 import { useSession } from '../auth/session';
-import { useAddContactMethod, useContactMethods, useDeleteContactMethod, useNotificationRules, useSaveRules, useUpdateContactMethod } from './contacts-api';
-import { CONTACT_TYPES, createBody, draftOf, emptyDraft, reach, targetOf, type MethodDraft } from './contacts-fns';
+import {
+  useAddContactMethod, useContactMethods, useDeleteContactMethod, useNotificationRules, useSaveRules, useTestContactMethod, useUpdateContactMethod,
+} from './contacts-api';
+import { createBody, draftOf, emptyDraft, reach, targetOf, type MethodDraft } from './contacts-fns';
 import { MethodForm } from './method-form';
 import { RulesEditor } from './rules-editor';
 
 type Editing = { kind: 'add' } | { kind: 'edit'; method: ContactMethod } | null;
 
-function MethodList({ methods, onEdit, onDelete }: { methods: ContactMethod[]; onEdit: (m: ContactMethod) => void; onDelete: (m: ContactMethod) => void }) {
+/** How a test page went, in words: the provider's own error when it failed. */
+const testOutcome = (n: Notification): string => (n.status === 'sent' ? 'Test page sent.' : `Test page failed: ${n.lastError ?? 'no reason given'}`);
+
+function MethodList({ methods, channels, onEdit, onDelete }: { methods: ContactMethod[]; channels: ChannelInfo[] | undefined; onEdit: (m: ContactMethod) => void; onDelete: (m: ContactMethod) => void }) {
+  const test = useTestContactMethod();
+  const [outcomes, setOutcomes] = useState<Record<string, string>>({});
+  const send = (m: ContactMethod) => test.mutate(m.id, {
+    onSuccess: (r) => setOutcomes((o) => ({ ...o, [m.id]: testOutcome(r.data) })),
+    onError: (e) => setOutcomes((o) => ({ ...o, [m.id]: `Test page not sent: ${e.message}` })),
+  });
   return (
     <ul className="short-list contact-list">
       {methods.map((m) => (
         <li key={m.id} className="contact-item" data-testid="contact-method">
           <div className="break">
-            <strong>{m.label}</strong> <span className="badge">{CONTACT_TYPES[m.type].name}</span>
-            <div className="muted">{reach(m)}</div>
+            <strong>{m.label}</strong> <span className="badge">{channelNamed(channels, m.type)?.label ?? m.type}</span>
+            <div className="muted">{reach(m, channelNamed(channels, m.type))}</div>
+            {outcomes[m.id] && <div role="status" className="hint">{outcomes[m.id]}</div>}
           </div>
           <div className="row-actions">
+            <button type="button" className="secondary small" disabled={test.isPending && test.variables === m.id} onClick={() => send(m)} aria-label={`Send a test to ${m.label}`}>Send a test</button>
             <button type="button" className="secondary small" onClick={() => onEdit(m)} aria-label={`Edit ${m.label}`}>Edit</button>
             <button type="button" className="danger small" onClick={() => onDelete(m)} aria-label={`Delete ${m.label}`}>Delete</button>
           </div>
@@ -40,6 +54,8 @@ export default function ContactMethodsPage() {
   const update = useUpdateContactMethod();
   const remove = useDeleteContactMethod();
   const saveRules = useSaveRules();
+  const catalogue = useChannels();
+  const contactChannels = channelsFor(catalogue.data, 'contact');
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<ContactMethod | null>(null);
   const list = methods.data?.data ?? [];
@@ -50,22 +66,24 @@ export default function ContactMethodsPage() {
     update.reset();
   };
   const save = (draft: MethodDraft) => {
+    const info = channelNamed(catalogue.data, draft.type);
     if (editing?.kind === 'edit') {
       const label = draft.label.trim();
-      update.mutate({ id: editing.method.id, body: { ...(label && { label }), target: targetOf(draft) } as PatchContactMethodBody }, { onSuccess: close });
+      update.mutate({ id: editing.method.id, body: { ...(label && { label }), target: targetOf(draft, info) } as PatchContactMethodBody }, { onSuccess: close });
     } else {
-      add.mutate(createBody(draft), { onSuccess: close });
+      add.mutate(createBody(draft, info), { onSuccess: close });
     }
   };
 
   return (
     <Page title="Contact methods" actions={<button type="button" onClick={() => setEditing({ kind: 'add' })} disabled={editing !== null}>Add contact method</button>}>
       <p className="muted"><Link to="/profile">Your profile</Link> · how you are paged when an alert or escalation reaches you.</p>
-      {editing && (
+      {editing && catalogue.data && (
         <MethodForm
           key={editing.kind === 'edit' ? editing.method.id : 'new'}
           heading={editing.kind === 'edit' ? `Edit ${editing.method.label}` : 'Add a contact method'}
-          initial={editing.kind === 'edit' ? draftOf(editing.method) : emptyDraft()}
+          initial={editing.kind === 'edit' ? draftOf(editing.method) : emptyDraft(contactChannels.find((c) => c.available)?.type)}
+          channels={contactChannels}
           fixedType={editing.kind === 'edit'}
           submitLabel={editing.kind === 'edit' ? 'Save' : 'Add'}
           busy={add.isPending || update.isPending}
@@ -74,14 +92,14 @@ export default function ContactMethodsPage() {
           onCancel={close}
         />
       )}
-      <ErrorDisplay error={methods.error ?? rules.error ?? remove.error} />
+      <ErrorDisplay error={methods.error ?? rules.error ?? remove.error ?? catalogue.error} />
       <section className="panel" aria-labelledby="methods-head">
         <h2 id="methods-head">Where</h2>
         {methods.isPending ? <Loading rows={3} /> : list.length === 0 ? (
           <EmptyState title="No contact methods yet">
-            <p>You are paged by email at <strong className="break">{session.user.email}</strong>. Add an ntfy topic, a Slack or Teams channel, a webhook or another address to be reached there.</p>
+            <p>You are paged by email at <strong className="break">{session.user.email}</strong>. Add another way to be reached: the channels are listed under Add contact method.</p>
           </EmptyState>
-        ) : <MethodList methods={list} onEdit={(m) => setEditing({ kind: 'edit', method: m })} onDelete={setDeleting} />}
+        ) : <MethodList methods={list} channels={catalogue.data} onEdit={(m) => setEditing({ kind: 'edit', method: m })} onDelete={setDeleting} />}
       </section>
       {list.length > 0 && (
         <section className="panel" aria-labelledby="rules-head">

@@ -34,3 +34,7 @@ export const useDeleteContactMethod = () =>
 
 export const useSaveRules = () =>
   useContactMutation((rules: NotificationRule[]) => unwrap(api.PUT('/users/me/notification-rules', { body: { rules } })));
+
+/** "Send a test": a marked test page to the method now; the delivery as it went. */
+export const useTestContactMethod = () =>
+  useMutation({ mutationFn: (id: string) => unwrap(api.POST('/users/me/contact-methods/{id}/test', { params: { path: { id } } })) });

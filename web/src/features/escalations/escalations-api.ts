@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useChannels } from '../../api/channels';
 import { api, unwrap } from '../../api/client';
 import type { CreateEscalationPolicyBody } from '../../api/types';
 
@@ -20,9 +21,11 @@ export function usePolicy(id: string) {
 export function useTargetChoices() {
   const users = useQuery({ queryKey: ['users', 'choices'], queryFn: ({ signal }) => unwrap(api.GET('/users', { params: { query: { limit: 100 } }, signal })) });
   const schedules = useQuery({ queryKey: ['schedules', 'choices'], queryFn: ({ signal }) => unwrap(api.GET('/schedules', { params: { query: { limit: 100 } }, signal })) });
+  const channels = useChannels();
   return {
     users: new Map((users.data?.data ?? []).map((u) => [u.id, `${u.name} <${u.email}>`])),
     schedules: new Map((schedules.data?.data ?? []).map((s) => [s.id, s.name])),
+    channels: channels.data,
   };
 }
 

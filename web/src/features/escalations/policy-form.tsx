@@ -1,10 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import type { CreateEscalationPolicyBody, EscalationStep, EscalationTarget } from '../../api/types';
+import { blankTarget as blankChannelTarget, channelNamed, channelsFor, useChannels } from '../../api/channels';
+import type { ChannelInfo, CreateEscalationPolicyBody, EscalationStep, EscalationTarget } from '../../api/types';
+import { ChannelFields } from '../../components/channel-fields';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextField } from '../../components/form';
-import { blankStep, blankTarget, CHANNEL_FIELDS, CHANNELS, cleanTargets, fieldsOf, retarget, withFields } from './escalations-fns';
+import { blankStep, blankTarget, cleanTargets, fieldsOf, retarget, withFields } from './escalations-fns';
 
-type Names = { users: Map<string, string>; schedules: Map<string, string> };
+type Names = { users: Map<string, string>; schedules: Map<string, string>; channels?: ChannelInfo[] | undefined };
 
 const KINDS = [
   { value: 'user', label: 'A member' },
@@ -12,19 +14,19 @@ const KINDS = [
   { value: 'channel', label: 'A channel' },
 ];
 
-function TargetFields({ target, path, error, names, onChange }: { target: EscalationTarget; path: string; error: unknown; names: Names; onChange: (t: EscalationTarget) => void }) {
+function TargetFields({ target, path, error, names, channels, onChange }: {
+  target: EscalationTarget; path: string; error: unknown; names: Names; channels: ChannelInfo[]; onChange: (t: EscalationTarget) => void;
+}) {
   if (target.type === 'channel') {
+    const info = channelNamed(channels, target.channel);
     return (
       <>
-        <SelectField label="Channel" value={target.channel} errors={fieldErrors(error, `${path}/channel`)}
-          onChange={(e) => onChange(withFields({ type: 'channel', channel: e.target.value as typeof target.channel, target: target.target }, {}))}>
-          {CHANNELS.map((c) => <option key={c} value={c}>{c}</option>)}
+        <SelectField label="Channel" value={target.channel} errors={fieldErrors(error, `${path}/channel`)} {...(info && { hint: info.about })}
+          onChange={(e) => onChange(withFields({ type: 'channel', channel: e.target.value as typeof target.channel, target: target.target }, blankChannelTarget(channelNamed(channels, e.target.value))))}>
+          {channels.map((c) => <option key={c.type} value={c.type}>{c.available ? c.label : `${c.label} (off)`}</option>)}
         </SelectField>
-        {(CHANNEL_FIELDS[target.channel] ?? []).map((f) => (
-          <TextField key={f.name} label={f.optional ? `${f.label} (optional)` : f.label} type={f.secret ? 'password' : 'text'} autoComplete="off"
-            value={fieldsOf(target)[f.name] ?? ''} errors={fieldErrors(error, `${path}/target/${f.name}`).concat(fieldErrors(error, `${path}/target`))}
-            onChange={(e) => onChange(withFields(target, { ...fieldsOf(target), [f.name]: e.target.value }))} />
-        ))}
+        {info && !info.available && <p className="hint" role="note">{info.label} is off: {info.unavailable}</p>}
+        {info && <ChannelFields info={info} target={fieldsOf(target)} path={`${path}/target`} error={error} onChange={(fields) => onChange(withFields(target, fields))} />}
       </>
     );
   }
@@ -50,13 +52,15 @@ export function PolicyForm(props: {
   onCancel: () => void;
 }) {
   const { error, names } = props;
+  const catalogue = useChannels();
+  const channels = channelsFor(catalogue.data, 'escalation');
   const [name, setName] = useState(props.initial.name);
   const [repeat, setRepeat] = useState(String(props.initial.repeat ?? 0));
   const [steps, setSteps] = useState<EscalationStep[]>(props.initial.steps);
   const setStep = (i: number, s: EscalationStep) => setSteps(steps.map((x, j) => (j === i ? s : x)));
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    props.onSubmit({ name, repeat: repeat.trim() === '' ? Number.NaN : Number(repeat), steps: cleanTargets(steps) });
+    props.onSubmit({ name, repeat: repeat.trim() === '' ? Number.NaN : Number(repeat), steps: cleanTargets(steps, catalogue.data) });
   };
   return (
     <form className="panel" onSubmit={submit} noValidate aria-label={props.heading}>
@@ -69,10 +73,10 @@ export function PolicyForm(props: {
             const path = `steps/${i}/targets/${k}`;
             return (
               <div key={k} className="panel">
-                <SelectField label={`Target ${k + 1}: page`} value={t.type} onChange={(e) => setStep(i, { ...s, targets: s.targets.map((x, m) => (m === k ? retarget(e.target.value) : x)) })}>
+                <SelectField label={`Target ${k + 1}: page`} value={t.type} onChange={(e) => setStep(i, { ...s, targets: s.targets.map((x, m) => (m === k ? retarget(e.target.value, channels) : x)) })}>
                   {KINDS.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
                 </SelectField>
-                <TargetFields target={t} path={path} error={error} names={names} onChange={(nt) => setStep(i, { ...s, targets: s.targets.map((x, m) => (m === k ? nt : x)) })} />
+                <TargetFields target={t} path={path} error={error} names={names} channels={channels} onChange={(nt) => setStep(i, { ...s, targets: s.targets.map((x, m) => (m === k ? nt : x)) })} />
                 {s.targets.length > 1 && (
                   <button type="button" className="secondary" onClick={() => setStep(i, { ...s, targets: s.targets.filter((_, m) => m !== k) })}>Remove target {k + 1}</button>
                 )}

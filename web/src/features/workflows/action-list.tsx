@@ -1,5 +1,8 @@
 import { useState } from 'react';
+import { blankTarget, channelNamed } from '../../api/channels';
 import { ApiError } from '../../api/client';
+import type { ChannelInfo } from '../../api/types';
+import { ChannelFields } from '../../components/channel-fields';
 import { fieldErrors, SelectField, TextField } from '../../components/form';
 import { ACTION_TYPES, actionLabel, type ActionField, type ChoiceSource } from './action-types';
 import { labelsText, listText, ParsedInput } from './parsed-input';
@@ -9,11 +12,27 @@ export type Choices = Record<ChoiceSource, { value: string; label: string }[]>;
 
 export const SEVERITY_CHOICES = ['critical', 'high', 'medium', 'low', 'info'].map((s) => ({ value: s, label: s }));
 
-function FieldControl({ field, action, onChange, errors, choices }: { field: ActionField; action: ActionDraft; onChange: (a: ActionDraft) => void; errors: string[]; choices: Choices }) {
+function FieldControl({ field, action, onChange, error, path, choices, channels }: {
+  field: ActionField; action: ActionDraft; onChange: (a: ActionDraft) => void; error: unknown; path: string; choices: Choices; channels: ChannelInfo[];
+}) {
   const v = action[field.name];
   const set = (x: unknown) => onChange({ ...action, [field.name]: x });
-  const common = { label: field.label, errors, ...(field.hint && { hint: field.hint }) };
+  const common = { label: field.label, errors: fieldErrors(error, `${path}/${field.name}`), ...(field.hint && { hint: field.hint }) };
   switch (field.kind) {
+    case 'channel': {
+      const current = typeof v === 'string' ? v : '';
+      return (
+        <SelectField {...common} value={current} onChange={(e) => onChange({ ...action, [field.name]: e.target.value, target: blankTarget(channelNamed(channels, e.target.value)) })}>
+          <option value="">Choose…</option>
+          {channels.map((c) => <option key={c.type} value={c.type}>{c.available ? c.label : `${c.label} (off)`}</option>)}
+        </SelectField>
+      );
+    }
+    case 'target': {
+      const info = channelNamed(channels, typeof action.channel === 'string' ? action.channel : '');
+      if (!info) return null;
+      return <ChannelFields info={info} target={(typeof v === 'object' && v !== null ? v : {}) as Record<string, string>} path={`${path}/${field.name}`} error={error} onChange={set} />;
+    }
     case 'text':
     case 'secret':
       return <TextField {...common} type={field.kind === 'secret' ? 'password' : 'text'} autoComplete="off" value={typeof v === 'string' ? v : ''} onChange={(e) => set(e.target.value)} />;
@@ -42,10 +61,12 @@ interface Props {
   onChange: (actions: ActionDraft[]) => void;
   error: unknown;
   choices: Choices;
+  /** The channels a `notify` action may post to (the catalogue's `workflow` ones). */
+  channels: ChannelInfo[];
 }
 
 /** The ordered actions: each with its own form (from ACTION_TYPES), moved up or down, removed; new ones added at the end. */
-export function ActionList({ actions, onChange, error, choices }: Props) {
+export function ActionList({ actions, onChange, error, choices, channels }: Props) {
   const [adding, setAdding] = useState(Object.keys(ACTION_TYPES)[0] as string);
   const move = (i: number, by: number) => {
     const next = [...actions];
@@ -73,7 +94,7 @@ export function ActionList({ actions, onChange, error, choices }: Props) {
                   <>
                     <p className="hint">{type.about}</p>
                     {type.fields.map((f) => (
-                      <FieldControl key={f.name} field={f} action={a} choices={choices} errors={fieldErrors(error, `actions/${i}/${f.name}`)}
+                      <FieldControl key={f.name} field={f} action={a} choices={choices} channels={channels} error={error} path={`actions/${i}`}
                         onChange={(next) => onChange(actions.map((x, j) => (j === i ? next : x)))} />
                     ))}
                   </>

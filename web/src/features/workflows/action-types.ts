@@ -5,12 +5,13 @@ export type ChoiceSource = 'schedules' | 'users' | 'severities' | 'policies';
 
 /**
  * One field of an action's form. `text` and `secret` edit a string, `list` a list of strings (comma-separated),
- * `labels` a map (one `key=value` a line), `choice` an id or value from `choices` (empty: null).
+ * `labels` a map (one `key=value` a line), `choice` an id or value from `choices` (empty: null), `channel` a
+ * channel of the catalogue and `target` that channel's target, its fields as the catalogue declares them.
  */
 export interface ActionField {
   name: string;
   label: string;
-  kind: 'text' | 'secret' | 'list' | 'labels' | 'choice';
+  kind: 'text' | 'secret' | 'list' | 'labels' | 'choice' | 'channel' | 'target';
   choices?: ChoiceSource;
   hint?: string;
 }
@@ -65,6 +66,15 @@ export const ACTION_TYPES: Record<string, ActionType> = {
       { name: 'secret', label: 'Signing secret', kind: 'secret', hint: '16–256 characters. A saved secret shows as ********; leave it to keep it.' },
     ],
     blank: () => ({ type: 'webhook', url: '', secret: '' }),
+  },
+  notify: {
+    label: 'Post to a channel',
+    about: 'Posts the alert to a channel (a team room, a push topic), retried with backoff. The channels are those the channel catalogue allows in workflows.',
+    fields: [
+      { name: 'channel', label: 'Channel', kind: 'channel' },
+      { name: 'target', label: 'Where', kind: 'target' },
+    ],
+    blank: () => ({ type: 'notify', channel: '', target: {} }),
   },
   set_severity: {
     label: 'Set the severity',

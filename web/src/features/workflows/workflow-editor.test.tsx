@@ -1,6 +1,8 @@
 import { cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { useState } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { channelsFor } from '../../api/channels';
+import { CATALOGUE } from '../../api/channels-fixture';
 import { ApiError } from '../../api/client';
 import { ActionList, SEVERITY_CHOICES } from './action-list';
 import { ConditionsEditor } from './condition-editor';
@@ -17,7 +19,7 @@ function Conditions({ initial = null, error = null, seen }: { initial?: Conditio
 function Actions({ initial, error = null, seen }: { initial: ActionDraft[]; error?: unknown; seen: { value: ActionDraft[] } }) {
   const [value, setValue] = useState(initial);
   const choices = { schedules: [{ value: 'sch_1', label: 'Primary' }], users: [], policies: [], severities: SEVERITY_CHOICES };
-  return <ActionList actions={value} error={error} choices={choices} onChange={(a) => { seen.value = a; setValue(a); }} />;
+  return <ActionList actions={value} error={error} choices={choices} channels={channelsFor(CATALOGUE, 'workflow')} onChange={(a) => { seen.value = a; setValue(a); }} />;
 }
 
 describe('ConditionsEditor', () => {
@@ -80,6 +82,22 @@ describe('ActionList', () => {
     expect(screen.getAllByTestId('action').map((a) => a.querySelector('legend')?.textContent)).toEqual(['1. Send an email', '2. Create or join an incident']);
     fireEvent.click(screen.getByRole('button', { name: 'Remove action 1' }));
     expect(seen.value.map((a) => a.type)).toEqual(['create_incident']);
+  });
+
+  it('posts to a channel of the catalogue: choosing one shows its target\'s fields, and its problems beside them', () => {
+    const seen = { value: [] as ActionDraft[] };
+    const error = new ApiError(400, { error: 'Workflow is invalid', code: 'VALIDATION_ERROR', details: [{ path: '/actions/0/target/topic', message: 'must match pattern' }] });
+    render(<Actions seen={seen} error={error} initial={[]} />);
+    fireEvent.change(screen.getByLabelText('New action'), { target: { value: 'notify' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Add action' }));
+    const channel = screen.getByLabelText('Channel') as HTMLSelectElement;
+    expect([...channel.options].map((o) => o.value)).toEqual(['', 'slack', 'ntfy'], 'only the catalogue\'s workflow channels');
+    fireEvent.change(channel, { target: { value: 'ntfy' } });
+    fireEvent.change(screen.getByLabelText('Server URL'), { target: { value: 'https://ntfy.example.com' } });
+    fireEvent.change(screen.getByLabelText('Topic'), { target: { value: 'ops pages' } });
+    expect(seen.value).toEqual([{ type: 'notify', channel: 'ntfy', target: { serverUrl: 'https://ntfy.example.com', topic: 'ops pages' } }]);
+    expect((screen.getByLabelText('Access token (optional)') as HTMLInputElement).type).toBe('password');
+    expect(screen.getByText(/must match pattern/)).toBeTruthy();
   });
 
   it('shows a type it does not know by name, and the API\'s problems beside each action\'s field', () => {

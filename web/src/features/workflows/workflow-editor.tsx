@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { channelsFor, useChannels } from '../../api/channels';
 import type { CreateWorkflowBody, DryRun, SampleAlert, Workflow } from '../../api/types';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextAreaField, TextField } from '../../components/form';
@@ -30,6 +31,7 @@ export function WorkflowEditor({ initial, onSave, saving, saveError, saved }: Pr
   const [lastRun, setLastRun] = useState<'save' | 'test'>('save');
   const recent = useRecentAlerts();
   const { schedules, users, policies } = useActionChoices();
+  const catalogue = useChannels();
   const dryRun = useDryRun();
   const canWrite = useCan('workflows:write');
   const error = lastRun === 'save' ? saveError : dryRun.error;
@@ -90,7 +92,7 @@ export function WorkflowEditor({ initial, onSave, saving, saveError, saved }: Pr
             </fieldset>
             <fieldset>
               <legend>Actions, in order</legend>
-              <ActionList actions={draft.actions} onChange={(actions) => set({ actions })} error={error} choices={{ schedules, users, policies, severities: SEVERITY_CHOICES }} />
+              <ActionList actions={draft.actions} onChange={(actions) => set({ actions })} error={error} choices={{ schedules, users, policies, severities: SEVERITY_CHOICES }} channels={channelsFor(catalogue.data, 'workflow')} />
             </fieldset>
           </>
         ) : (
