@@ -22052,10 +22052,10 @@ export interface paths {
                                 /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
                                 target: string;
                                 /**
-                                 * @description `pending` until delivered (retries included), then `sent` or `failed`.
+                                 * @description `pending` until delivered (retries included), then `sent` or `failed`; `cancelled`: an escalation page not sent because its incident was acknowledged, resolved or reassigned before it left (`lastError` says which).
                                  * @enum {string}
                                  */
-                                status: "pending" | "sent" | "failed";
+                                status: "pending" | "sent" | "failed" | "cancelled";
                                 attempts: number;
                                 lastError: string | null;
                                 /** @description The HTTP status of the webhook's last answer, or the SMTP reply code. */
