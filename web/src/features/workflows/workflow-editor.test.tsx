@@ -91,7 +91,8 @@ describe('ActionList', () => {
     fireEvent.change(screen.getByLabelText('New action'), { target: { value: 'notify' } });
     fireEvent.click(screen.getByRole('button', { name: 'Add action' }));
     const channel = screen.getByLabelText('Channel') as HTMLSelectElement;
-    expect([...channel.options].map((o) => o.value)).toEqual(['', 'slack', 'ntfy'], 'only the catalogue\'s workflow channels');
+    // Only the catalogue's workflow channels.
+    expect([...channel.options].map((o) => o.value)).toEqual(['', 'slack', 'ntfy']);
     fireEvent.change(channel, { target: { value: 'ntfy' } });
     fireEvent.change(screen.getByLabelText('Server URL'), { target: { value: 'https://ntfy.example.com' } });
     fireEvent.change(screen.getByLabelText('Topic'), { target: { value: 'ops pages' } });
