@@ -4,7 +4,7 @@ import { it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { eventually } from '../support/eventually.ts';
 import { runCli, type CliResult } from '../support/process.ts';
-import { apiAsBrowser, assertAccessible, eachStore, fillFirstRunSetup, ingestAt, OWNER, screenshot, sessionCookie, sharedBrowser, useDashboard } from './browser.ts';
+import { apiAsBrowser, assertAccessible, assertAccessibleNarrowAndDark, eachStore, fillFirstRunSetup, ingestAt, OWNER, screenshot, sessionCookie, sharedBrowser, useDashboard } from './browser.ts';
 
 /**
  * The dashboard in Debian's Chromium against a real `alertflow serve` process, on both stores: first-run setup,
@@ -88,8 +88,20 @@ eachStore('dashboard in a browser', { together: false }, (kind) => {
     assert.ok(body && curl.includes(ingestUrl), curl);
     const tried = await fetch(ingestUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     assert.equal(tried.status, 200, await tried.text());
+    // The PagerDuty-compatible URL and routing key, copied from the page, page this integration.
+    const compatible = app.page.getByRole('region', { name: 'PagerDuty- and Opsgenie-compatible APIs' });
+    await compatible.getByRole('button', { name: 'Copy routing key' }).click();
+    await compatible.getByRole('button', { name: 'Copied' }).waitFor();
+    const routingKey = await app.page.evaluate('navigator.clipboard.readText()') as string;
+    const event = { routing_key: routingKey, event_action: 'trigger', payload: { summary: 'Paged as PagerDuty', source: 'browser-test', severity: 'info' } };
+    const paged = await fetch((await app.page.getByTestId('pagerduty-url').textContent()) as string,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
+    assert.equal(paged.status, 202, await paged.text());
+    for (const tool of ['Alertmanager (pagerduty_configs)', 'Alertmanager (opsgenie_configs)', 'Zabbix (media type Opsgenie)']) await app.page.getByText(tool).click();
+    assert.match((await app.page.getByLabel('Opsgenie receiver').textContent()) as string, /opsgenie_configs:/);
     await assertAccessible(app.page, 'integration');
     await shot('integration');
+    await assertAccessibleNarrowAndDark(app.page, 'integration', `${kind}-integration`);
 
     alertId = await ingest({ alerts: [
       { status: 'firing', labels: { alertname: 'DiskFull', severity: 'critical', instance: 'db1' }, annotations: { summary: 'Disk almost full' } },

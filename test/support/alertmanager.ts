@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { describe, it } from 'node:test';
+import { STORE_KINDS, type StoreKind } from './stores.ts';
 
 /**
  * A real Prometheus Alertmanager (Debian package `prometheus-alertmanager`, installed by `.ci/run`) as a
@@ -134,7 +136,9 @@ export class Alertmanager {
 
 export interface AlertmanagerOptions {
   /** Where the one webhook receiver posts (send_resolved on). */
-  webhookUrl: string;
+  webhookUrl?: string;
+  /** Or the whole configuration file, as YAML text (used as it is). */
+  config?: string;
   /** Route `group_by` (default: per alertname). */
   groupBy?: string[];
   timeoutMs?: number;
@@ -143,7 +147,7 @@ export interface AlertmanagerOptions {
 /**
  * Starts Alertmanager with a single route to one webhook receiver, 1 s group wait and interval (each
  * change reaches the receiver about a second later) and a long repeat interval (unchanged groups are not
- * re-sent). Resolves once `/-/ready` answers 200.
+ * re-sent), or with the given `config`. Resolves once `/-/ready` answers 200.
  */
 export async function startAlertmanager(opts: AlertmanagerOptions): Promise<Alertmanager> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'alertflow-am-'));
@@ -159,7 +163,7 @@ export async function startAlertmanager(opts: AlertmanagerOptions): Promise<Aler
     receivers: [{ name: 'alertflow', webhook_configs: [{ url: opts.webhookUrl, send_resolved: true }] }],
   };
   const configFile = path.join(dir, 'alertmanager.yml');
-  writeFileSync(configFile, JSON.stringify(config, null, 2));
+  writeFileSync(configFile, opts.config ?? JSON.stringify(config, null, 2));
 
   const env: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG']) {
@@ -196,4 +200,23 @@ export async function startAlertmanager(opts: AlertmanagerOptions): Promise<Aler
     throw err;
   }
   return am;
+}
+
+/**
+ * `suite` once per store, the stores side by side (each with its own server and Alertmanager) and each suite's steps
+ * in order; without Alertmanager, a failing test when `.ci/run` requires it, else one skipped with the reason.
+ */
+export function describeWithAlertmanager(title: string, suite: (kind: StoreKind) => void): void {
+  if (alertmanagerInstalled()) {
+    describe(title, { concurrency: STORE_KINDS.length }, () => {
+      for (const kind of STORE_KINDS) describe(kind, { concurrency: 1 }, () => suite(kind));
+    });
+  } else if (ALERTMANAGER_REQUIRED) {
+    it('Prometheus Alertmanager is installed (ALERTFLOW_REQUIRE_ALERTMANAGER=1)', () => {
+      throw new Error(`${ALERTMANAGER_BIN} is missing; install the Debian package prometheus-alertmanager (.ci/run does)`);
+    });
+  } else {
+    // Counted as skipped in the summary, with the reason, so a developer without Alertmanager sees it.
+    it(title, { skip: `Prometheus Alertmanager is not installed at ${ALERTMANAGER_BIN} (Debian package prometheus-alertmanager; .ci/run installs it)` }, () => {});
+  }
 }

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import {
-  ALERTMANAGER_BIN, ALERTMANAGER_REQUIRED, alertmanagerInstalled, startAlertmanager, type Alertmanager, type PostableAlert,
-} from '../support/alertmanager.ts';
+import { after, before, it } from 'node:test';
+import { describeWithAlertmanager, startAlertmanager, type Alertmanager, type PostableAlert } from '../support/alertmanager.ts';
 import { createOrg, startServer, type CreatedOrg, type ServerProcess } from '../support/process.ts';
-import { createTestStore, STORE_KINDS, type StoreKind, type TestStore } from '../support/stores.ts';
+import { createTestStore, type StoreKind, type TestStore } from '../support/stores.ts';
 
 /**
  * A real sender: Prometheus Alertmanager posts its webhook to an integration with the `alertmanager`
@@ -234,18 +232,4 @@ function alertmanagerSuite(kind: StoreKind): void {
   });
 }
 
-if (alertmanagerInstalled()) {
-  // The stores run side by side (each with its own server and Alertmanager); each suite's steps run in order.
-  describe('a real Prometheus Alertmanager posting to an alertmanager-preset integration', { concurrency: STORE_KINDS.length }, () => {
-    for (const kind of STORE_KINDS) describe(kind, { concurrency: 1 }, () => alertmanagerSuite(kind));
-  });
-} else if (ALERTMANAGER_REQUIRED) {
-  it('Prometheus Alertmanager is installed (ALERTFLOW_REQUIRE_ALERTMANAGER=1)', () => {
-    assert.fail(`${ALERTMANAGER_BIN} is missing; install the Debian package prometheus-alertmanager (.ci/run does)`);
-  });
-} else {
-  // Counted as skipped in the summary, with the reason, so a developer without Alertmanager sees it.
-  it('a real Prometheus Alertmanager posting to an alertmanager-preset integration', {
-    skip: `Prometheus Alertmanager is not installed at ${ALERTMANAGER_BIN} (Debian package prometheus-alertmanager; .ci/run installs it)`,
-  }, () => {});
-}
+describeWithAlertmanager('a real Prometheus Alertmanager posting to an alertmanager-preset integration', alertmanagerSuite);

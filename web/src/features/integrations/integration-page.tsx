@@ -12,6 +12,7 @@ import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useDeleteIntegration, useIntegration, usePresets, useRejections, useRotateToken, useUpdateIntegration } from './integrations-api';
 import { CodeBlock } from '../../components/code-block';
+import { CompatibleApis } from './compatible-apis';
 
 const STANDARD_SAMPLE = { title: 'Disk almost full', severity: 'high', source: 'db1' };
 
@@ -118,13 +119,14 @@ function Detail({ integration: i }: { integration: Integration }) {
         <CodeBlock label="curl example" text={curl} />
         <CopyButton text={curl} label="Copy curl example" />
       </section>
+      <CompatibleApis integration={i} canWrite={canWrite} />
       <section className="panel">
         <h2>Recent rejections</h2>
         <Rejections id={i.id} />
       </section>
-      <ConfirmDialog open={confirm === 'rotate'} title="Rotate the ingest token?" confirmLabel="Rotate token" danger busy={rotate.isPending}
+      <ConfirmDialog open={confirm === 'rotate'} title="Rotate the ingest token and keys?" confirmLabel="Rotate token" danger busy={rotate.isPending}
         onCancel={() => setConfirm(null)} onConfirm={() => rotate.mutate(undefined, { onSettled: () => setConfirm(null) })}>
-        <p>The current ingest URL stops working at once. Every tool that posts to it must be given the new URL.</p>
+        <p>The current ingest URL, routing key and GenieKey stop working at once. Every tool that uses them must be given the new ones.</p>
       </ConfirmDialog>
       <ConfirmDialog open={confirm === 'delete'} title={`Delete ${i.name}?`} confirmLabel="Delete integration" danger busy={remove.isPending}
         onCancel={() => setConfirm(null)} onConfirm={() => remove.mutate(undefined, { onSuccess: () => navigate('/integrations'), onSettled: () => setConfirm(null) })}>
