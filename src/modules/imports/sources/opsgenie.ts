@@ -53,7 +53,10 @@ async function person(http: VendorHttp, u: Json, skips: Skip[]): Promise<SourceU
       skips.push({ ...where, reason: `notifies on "${str(meta.actionType)}": AlertFlow's rules page for new alerts; see schedule handoff notices for shift starts` });
       continue;
     }
-    if (meta.enabled === false) continue;
+    if (meta.enabled === false) {
+      skips.push({ ...where, reason: 'disabled in Opsgenie' });
+      continue;
+    }
     const rule = obj(obj((await http.get(`/v2/users/${enc(id)}/notification-rules/${enc(where.sourceId)}`)).body).data);
     if (rules !== null || str(obj(rule.criteria).type) !== 'match-all' || rule.timeRestriction) {
       skips.push({ ...where, reason: rules !== null ? 'a further "new alert" rule: AlertFlow has one list of rules per person, the first unconditional one is imported' : 'applies to some alerts or times only: AlertFlow rules are unconditional' });
@@ -62,8 +65,11 @@ async function person(http: VendorHttp, u: Json, skips: Skip[]): Promise<SourceU
     if (obj(rule.repeat).enabled === true) skips.push({ ...where, reason: 'repeats its steps: AlertFlow rules page once (the escalation policy repeats)' });
     rules = [];
     for (const step of arr(rule.steps)) {
-      if (step.enabled === false) continue;
       const contact = obj(step.contact);
+      if (step.enabled === false) {
+        skips.push({ ...where, sourceId: `${where.sourceId}/${str(step.id)}`, reason: `its step by ${str(contact.method)} is disabled in Opsgenie` });
+        continue;
+      }
       const found = contacts.find((c) => c.target.to === str(contact.to) && str(contact.method) === 'email');
       if (found) rules.push({ contactSourceId: found.sourceId, afterMinutes: durationMinutes(obj(step.sendAfter)).minutes });
       else skips.push({ ...where, sourceId: `${where.sourceId}/${str(step.id)}`, reason: `its step by ${str(contact.method)} pages by a contact method that is not imported` });
@@ -139,7 +145,9 @@ export const opsgenie: ImportSource = {
     for (const team of await data(http, '/v2/teams')) {
       const integrations = byTeam.get(str(team.id) ?? '');
       if (!integrations) continue;
-      teamRoutes(model, team, await data(http, `/v2/teams/${enc(str(team.id) ?? '')}/routing-rules`), integrations, viaSchedule);
+      const rules = await data(http, `/v2/teams/${enc(str(team.id) ?? '')}/routing-rules`);
+      if (rules.length === 0) model.skips.push({ kind: 'team', sourceId: str(team.id) ?? '', name: str(team.name) ?? '', reason: 'has no routing rules, so its integrations\' alerts page nobody' });
+      teamRoutes(model, team, rules, integrations, viaSchedule);
     }
     return model;
   },

@@ -181,7 +181,8 @@ function services(model: SourceModel, list: Json[]): void {
     const settings = unkeptSettings(s);
     if (settings.length > 0) model.skips.push({ kind: 'service', sourceId: idOf(s), name, reason: `not carried over: ${settings.join(', ')}` });
     if (kept.length === 0) model.skips.push({ kind: 'service', sourceId: idOf(s), name, reason: 'no integration AlertFlow can take over, so nothing to route' });
-    else if (idOf(s.escalation_policy) !== '') {
+    else if (idOf(s.escalation_policy) === '') model.skips.push({ kind: 'service', sourceId: idOf(s), name, reason: 'has no escalation policy, so its alerts page nobody: no workflow is made' });
+    else {
       model.routes.push({ sourceId: idOf(s), name, description: `Imported from PagerDuty service ${name}.`, integrations: kept, conditions: null, policy: idOf(s.escalation_policy) });
     }
   }
