@@ -19,7 +19,7 @@ for (const kind of STORE_KINDS) {
         assert.ok(has(plan, 'create', k, id), `${k} ${id} planned`);
       }
       skipped(plan, 'user', 'UFRANK3', /frank@example\.com/);
-      skipped(plan, 'notification_rule', 'NALICE3', /phone_call/);
+      skipped(plan, 'notification_rule', 'NALICE3', /notifies by phone call: AlertFlow pages members by/);
       skipped(plan, 'notification_rule', 'NALICE4', /"important"/);
       skipped(plan, 'oncall_shift', 'OWKND02', /UFRANK3 share a turn with UBOB002/);
       skipped(plan, 'oncall_shift', 'OOLD005', /ended 2026-05-31 22:00 UTC/);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { PRESET_NAMES } from '../ingest/presets.ts';
+import { channelsFor } from '../notifications/channels/registry.ts';
 import { MAX_RESTRICTIONS } from '../schedules/schedules-schemas.ts';
 import { DAYS, HOUR_MS, type Day, type Restriction, type Rotation } from '../schedules/rotation-fns.ts';
 import type { SourceLayer } from './imports-model.ts';
@@ -127,3 +128,6 @@ export function localClock(at: number, zone: string): { day: number; minute: num
 export const rotated = <T>(a: readonly T[], from: number): T[] => a.map((_, i) => a[(((i + from) % a.length) + a.length) % a.length] as T);
 
 export const isoMinute = (at: number): string => new Date(at).toISOString().slice(0, 16).replace('T', ' ');
+
+/** Why a vendor's contact of another kind is not imported, naming the channels a member can be paged by (the registry's). */
+export const noChannel = (what: string): string => `${what}: AlertFlow pages members by ${channelsFor('contact').join(', ')}, not by that`;

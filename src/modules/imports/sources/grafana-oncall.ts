@@ -1,7 +1,7 @@
 import { AppError } from '../../../lib/errors.ts';
 import { MAX_REPEAT } from '../../escalations/escalations-schemas.ts';
 import { isValidTimezone } from '../../suppression/recurrence-fns.ts';
-import { minutesOf, nearestPreset } from '../imports-fns.ts';
+import { minutesOf, nearestPreset, noChannel } from '../imports-fns.ts';
 import { emptyModel, type Skip, type SourceModel, type SourcePolicy, type SourceTarget, type SourceUser } from '../imports-model.ts';
 import { MAX_PAGES, type VendorHttp } from '../vendor-http.ts';
 import { oncallShift, type ShiftOut } from './grafana-oncall-shifts.ts';
@@ -43,7 +43,7 @@ function person(u: Json, rules: Json[], skips: Skip[]): SourceUser {
     if (r.important === true) skips.push({ ...where, reason: 'an "important" rule: AlertFlow has one list of rules per person; the default list is imported' });
     else if (type === 'wait') after += minutesOf(num(r.duration) ?? 0).minutes;
     else if (type === 'notify_by_email') order.push({ contactSourceId: contact.sourceId, afterMinutes: after });
-    else skips.push({ ...where, reason: `${type.replace('notify_by_', '')}: AlertFlow pages by email, webhook, Slack, Teams and ntfy; OnCall's phone, SMS and app notifications went with its cloud connection` });
+    else skips.push({ ...where, reason: noChannel(`notifies by ${type.replace('notify_by_', '').replaceAll('_', ' ')}`) });
   }
   return { sourceId: id, email, name, contacts: order.length > 0 && email ? [contact] : [], rules: order.length > 0 ? order : null };
 }

@@ -1,5 +1,5 @@
 import { AppError } from '../../../lib/errors.ts';
-import { nearestPreset } from '../imports-fns.ts';
+import { nearestPreset, noChannel } from '../imports-fns.ts';
 import { emptyModel, type Skip, type SourceModel, type SourceTarget, type SourceUser } from '../imports-model.ts';
 import { MAX_PAGES, type VendorHttp } from '../vendor-http.ts';
 import { durationMinutes, opsgeniePolicy, opsgenieSchedule } from './opsgenie-rota.ts';
@@ -44,7 +44,7 @@ async function person(http: VendorHttp, u: Json, skips: Skip[]): Promise<SourceU
     const where = { kind: 'contact_method', sourceId: str(c.id) ?? '', name: `${name}: ${method} ${str(c.to) ?? ''}` };
     if (obj(c.status).enabled === false) skips.push({ ...where, reason: 'disabled in Opsgenie' });
     else if (method === 'email' && str(c.to)) contacts.push({ sourceId: where.sourceId, type: 'email', label: `Email ${str(c.to)}`, target: { to: str(c.to) as string } });
-    else skips.push({ ...where, reason: `${method} contact: AlertFlow pages by email, webhook, Slack, Teams and ntfy, not by SMS, voice or the Opsgenie app` });
+    else skips.push({ ...where, reason: noChannel(`an Opsgenie ${method} contact`) });
   }
   let rules: SourceUser['rules'] = null;
   for (const meta of await data(http, `/v2/users/${enc(id)}/notification-rules`)) {

@@ -1,7 +1,7 @@
 import { AppError } from '../../../lib/errors.ts';
 import { isValidTimezone } from '../../suppression/recurrence-fns.ts';
 import { MAX_REPEAT } from '../../escalations/escalations-schemas.ts';
-import { isoMinute, nearestPreset, restrictionsOf, rotationOfHours, startLayerAt, type Window } from '../imports-fns.ts';
+import { isoMinute, nearestPreset, noChannel, restrictionsOf, rotationOfHours, startLayerAt, type Window } from '../imports-fns.ts';
 import { emptyModel, type Skip, type SourceLayer, type SourceModel, type SourceSchedule, type SourceTarget, type SourceUser } from '../imports-model.ts';
 import { MAX_PAGES, type VendorHttp } from '../vendor-http.ts';
 import { arr, num, obj, str, type ImportSource, type Json } from './source.ts';
@@ -43,7 +43,7 @@ function user(u: Json, methods: Json[], rules: Json[], skips: Skip[]): SourceUse
     if (type === 'email_contact_method' && str(m.address)) {
       contacts.push({ sourceId: idOf(m), type: 'email', label, target: { to: str(m.address) as string } });
     } else {
-      skips.push({ kind: 'contact_method', sourceId: idOf(m), name: `${name}: ${label}`, reason: `${type.replace(/_contact_method$/, '')} contact method: AlertFlow pages by email, webhook, Slack, Teams and ntfy, not by phone, SMS or the PagerDuty app` });
+      skips.push({ kind: 'contact_method', sourceId: idOf(m), name: `${name}: ${label}`, reason: noChannel(`a ${type.replace(/_contact_method$/, '').replace('push_notification', 'PagerDuty app')} contact method`) });
     }
   }
   const kept = new Set(contacts.map((c) => c.sourceId));
