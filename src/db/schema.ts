@@ -345,7 +345,8 @@ export interface DB {
   };
   analytics_hourly: AnalyticsCounts & { org_id: string; dim: string; hour: number; key: string };
   analytics_daily: AnalyticsCounts & { org_id: string; dim: string; day: number; key: string };
-  analytics_noisy: AnalyticsCounts & { org_id: string; day: number; integration_id: string; fingerprint: string; client_id: string; title: string };
+  analytics_noisy_daily: AnalyticsCounts & { org_id: string; day: number; integration_id: string; fingerprint: string; client_id: string; title: string };
+  analytics_noisy_monthly: AnalyticsCounts & { org_id: string; month: number; integration_id: string; fingerprint: string; client_id: string; title: string };
   analytics_pages: { org_id: string; day: number; user_id: string; client_id: string; working: number; off_hours: number };
   analytics_incidents: {
     incident_id: string;

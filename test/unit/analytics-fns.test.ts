@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  attention, bucketEdges, bucketOf, coveredMs, dayStart, isWorkingHours, lastDays, monthRange, percentile, previousMonth, rollup, spread,
+  attention, bucketEdges, bucketOf, coveredMs, dayStart, isWorkingHours, lastDays, monthRange, percentile, previousMonth, rollup, splitMonths, spread,
   trendPercent, type AlertDims,
 } from '../../src/modules/analytics/analytics-fns.ts';
 
@@ -30,7 +30,9 @@ describe('analytics rollup', () => {
     assert.ok(hourly.every((r) => r.time === t('2026-05-04T10:00:00Z')));
     // The local day in Berlin (UTC+2 in May) starts at 22:00 UTC the day before.
     assert.ok([...d.daily.values()].every((r) => r.time === t('2026-05-03T22:00:00Z')));
-    assert.deepEqual([...d.noisy.values()].map((r) => [r.fingerprint, r.alerts, r.occurrences]), [['fp', 2, 6]]);
+    // Per alert and client: the fingerprint's payloads for cli_1 and for no client are counted apart, by day and by month.
+    assert.deepEqual([...d.noisy.values()].map((r) => [r.fingerprint, r.clientId, r.alerts, r.occurrences]), [['fp', 'cli_1', 1, 5], ['fp', '', 1, 1]]);
+    assert.deepEqual([...d.noisyMonthly.values()].map((r) => [iso(r.day), r.occurrences]), [['2026-04-30T22:00:00.000Z', 5], ['2026-04-30T22:00:00.000Z', 1]]);
   });
 
   it('counts a resolution within a minute only, in the hour the alert opened; an incident is not an alert\'s noise', () => {
@@ -109,5 +111,16 @@ describe('analytics figures', () => {
     const burning = { openCritical: 1, openHigh: 0, openIncidents: 0, maintenance: null };
     assert.ok(attention(burning) > attention({ ...calm, openIncidents: 3 }));
     assert.ok(attention({ ...burning, maintenance: {} }) < attention(burning));
+  });
+});
+
+describe('analytics noisy ranges', () => {
+  it('whole local months come from monthly rows, the days around them from daily rows', () => {
+    const days = (a: string, b: string) => [t(a), t(b)];
+    const s = splitMonths(t('2026-02-20T23:00:00Z'), t('2026-04-03T22:00:00Z'), 'Europe/Berlin');
+    assert.deepEqual(s.months?.map(iso), ['2026-02-28T23:00:00.000Z', '2026-03-31T22:00:00.000Z']);
+    assert.deepEqual(s.days, [days('2026-02-20T23:00:00Z', '2026-02-28T23:00:00Z'), days('2026-03-31T22:00:00Z', '2026-04-03T22:00:00Z')]);
+    const short = splitMonths(t('2026-03-02T23:00:00Z'), t('2026-03-20T23:00:00Z'), 'Europe/Berlin');
+    assert.deepEqual(short, { months: null, days: [days('2026-03-02T23:00:00Z', '2026-03-20T23:00:00Z')] });
   });
 });

@@ -22,6 +22,7 @@ import m0021 from './0021_config_and_incident_events_in_code.ts';
 import m0022 from './0022_analytics.ts';
 import m0023 from './0023_opsgenie_requests.ts';
 import m0024 from './0024_channel_deliveries.ts';
+import m0025 from './0025_analytics_monthly_noise.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -49,6 +50,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0022_analytics', m0022],
   ['0023_opsgenie_requests', m0023],
   ['0024_channel_deliveries', m0024],
+  ['0025_analytics_monthly_noise', m0025],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -53,6 +53,7 @@ export type Fact =
   | { kind: 'flap_started'; alert: AlertDims; at: number };
 
 export type CountRow = Partial<Counts> & { dim: string; time: number; key: string };
+/** `day` is the local day's start, or the local month's in `noisyMonthly`. */
 export type NoisyRow = Partial<Counts> & { day: number; integrationId: string; fingerprint: string; clientId: string; title: string };
 export interface PageRow {
   day: number;
@@ -67,6 +68,7 @@ export interface Deltas {
   hourly: Map<string, CountRow & { orgId: string }>;
   daily: Map<string, CountRow & { orgId: string }>;
   noisy: Map<string, NoisyRow & { orgId: string }>;
+  noisyMonthly: Map<string, NoisyRow & { orgId: string }>;
   pages: Map<string, PageRow & { orgId: string }>;
 }
 
@@ -87,6 +89,13 @@ export function dayStart(at: number, zone: string): number {
   const clock = zoneClock(zone);
   const w = clock.wall(at);
   return clock.instant({ year: w.year, month: w.month, day: w.day, hour: 0, minute: 0 });
+}
+
+/** The instant the local month containing `at` starts, in `zone`. */
+export function monthStart(at: number, zone: string): number {
+  const clock = zoneClock(zone);
+  const w = clock.wall(at);
+  return clock.instant({ year: w.year, month: w.month, day: 1, hour: 0, minute: 0 });
 }
 
 /** Working hours: Monday to Friday, 09:00 to 18:00 on the person's own clock; the rest is nights and weekends. */
@@ -117,7 +126,7 @@ function countsOf(f: Fact): { at: number; counts: Partial<Counts> } | null {
   }
 }
 
-export const emptyDeltas = (): Deltas => ({ hourly: new Map(), daily: new Map(), noisy: new Map(), pages: new Map() });
+export const emptyDeltas = (): Deltas => ({ hourly: new Map(), daily: new Map(), noisy: new Map(), noisyMonthly: new Map(), pages: new Map() });
 
 /** The rows a batch of facts adds to, merged: one upsert per row however many facts touch it. */
 export function rollup(facts: readonly Fact[], settingsOf: (orgId: string) => OrgAnalytics, into: Deltas = emptyDeltas()): Deltas {
@@ -136,11 +145,13 @@ export function rollup(facts: readonly Fact[], settingsOf: (orgId: string) => Or
     if (f.kind !== 'incident_opened') {
       const integrationId = a.integrationId ?? '';
       const fingerprint = cut(a.fingerprint);
-      const row = add(into.noisy, `${a.orgId}\u0000${day}\u0000${integrationId}\u0000${fingerprint}`,
-        () => ({ orgId: a.orgId, day, integrationId, fingerprint, clientId: a.clientId ?? '', title: cut(a.title) }), c.counts);
-      // The latest title and client win, as they do on the alert.
-      row.title = cut(a.title);
-      row.clientId = a.clientId ?? '';
+      for (const [map, start] of [[into.noisy, day], [into.noisyMonthly, monthStart(c.at, org.zone)]] as const) {
+        const clientId = a.clientId ?? '';
+        const row = add(map, `${a.orgId}\u0000${start}\u0000${integrationId}\u0000${fingerprint}\u0000${clientId}`,
+          () => ({ orgId: a.orgId, day: start, integrationId, fingerprint, clientId, title: cut(a.title) }), c.counts);
+        // The latest title wins, as it does on the alert.
+        row.title = cut(a.title);
+      }
     }
     if (f.kind === 'page_sent' && f.person) {
       const clientId = a.clientId ?? '';
@@ -162,7 +173,7 @@ export const sortedRows = <T,>(map: Map<string, T>): T[] => [...map.entries()].s
 export const BUCKETS = ['hour', 'day', 'week', 'month'] as const;
 export type Bucket = (typeof BUCKETS)[number];
 /** The longest range each bucket answers (points on a chart, rows read). */
-export const MAX_RANGE_DAYS: Readonly<Record<Bucket, number>> = { hour: 31, day: 400, week: 400, month: 400 };
+export const MAX_RANGE_DAYS: Readonly<Record<Bucket, number>> = { hour: 7, day: 400, week: 400, month: 400 };
 
 /**
  * The buckets covering [from, to): starts of UTC hours, or of local days, weeks (Monday) or months in `zone`.
@@ -206,6 +217,19 @@ export function lastDays(at: number, n: number, zone: string): number[] {
   const w = clock.wall(at);
   const first = shiftDays({ year: w.year, month: w.month, day: w.day, hour: 0, minute: 0 }, 1 - n);
   return bucketEdges(clock.instant(first), at + 1, 'day', zone);
+}
+
+/**
+ * A range of whole local days split for the noisy lists: the whole local months inside it (read from monthly rows)
+ * and the days before and after them (read from daily rows). Without a whole month inside, all of it is days.
+ */
+export function splitMonths(from: number, to: number, zone: string): { months: [number, number] | null; days: Array<[number, number]> } {
+  const months = bucketEdges(from, to, 'month', zone);
+  const inside = months.filter((m) => m >= from && m <= to);
+  if (inside.length < 2) return { months: null, days: [[from, to]] };
+  const first = inside[0] as number;
+  const last = inside[inside.length - 1] as number;
+  return { months: [first, last], days: ([[from, first], [last, to]] as Array<[number, number]>).filter(([a, b]) => b > a) };
 }
 
 /** The bucket of an instant: the index i with edges[i] <= t < edges[i + 1], or -1 outside. */

@@ -36,13 +36,15 @@ export function analyticsRepo() {
             .execute();
         }
       }
-      for (const part of chunks(sortedRows(d.noisy))) {
-        await db.insertInto('analytics_noisy')
-          .values(part.map((r) => ({ org_id: r.orgId, day: r.day, integration_id: r.integrationId, fingerprint: r.fingerprint, client_id: r.clientId, title: r.title, ...countColumns(r) })))
-          .onConflict((oc) => oc.columns(['org_id', 'day', 'integration_id', 'fingerprint']).doUpdateSet({
-            ...addUp('analytics_noisy'), title: sql.ref('excluded.title'), client_id: sql.ref('excluded.client_id'),
-          } as never))
-          .execute();
+      for (const [table, map, time] of [['analytics_noisy_daily', d.noisy, 'day'], ['analytics_noisy_monthly', d.noisyMonthly, 'month']] as const) {
+        for (const part of chunks(sortedRows(map))) {
+          await db.insertInto(table)
+            .values(part.map((r) => ({ org_id: r.orgId, [time]: r.day, integration_id: r.integrationId, fingerprint: r.fingerprint, client_id: r.clientId, title: r.title, ...countColumns(r) }) as never))
+            .onConflict((oc) => oc.columns(['org_id', time, 'integration_id', 'fingerprint', 'client_id'] as never).doUpdateSet({
+              ...addUp(table), title: sql.ref('excluded.title'),
+            } as never))
+            .execute();
+        }
       }
       for (const part of chunks(sortedRows(d.pages))) {
         await db.insertInto('analytics_pages')
@@ -76,20 +78,30 @@ export function analyticsRepo() {
       }));
     },
 
-    /** The alerts that did most of `measure` over the local days [from, to), summed per integration and fingerprint. */
-    async noisy(db: Kysely<DB>, orgId: string, from: number, to: number, measure: Measure, limit: number, clientId: string | null) {
+    /**
+     * The alerts that did most of `measure` over the local days [from, to), summed per integration and fingerprint:
+     * whole months from the monthly rows, the days around them from the daily rows.
+     */
+    async noisy(db: Kysely<DB>, orgId: string, range: { months: [number, number] | null; days: Array<[number, number]> }, measure: Measure, limit: number, clientId: string | null) {
       const col = COLUMNS[measure];
-      let q = db.selectFrom('analytics_noisy')
-        .select(['integration_id', 'fingerprint', sql<string>`max(title)`.as('title'), sql<string>`max(client_id)`.as('client_id'),
-          ...MEASURES.map((m) => sql<number>`sum(${sql.ref(COLUMNS[m])})`.as(COLUMNS[m]))])
-        .where('org_id', '=', orgId).where('day', '>=', from).where('day', '<', to);
-      if (clientId !== null) q = q.where('client_id', '=', clientId);
-      const rows = await q.groupBy(['integration_id', 'fingerprint'])
-        .having(sql<number>`sum(${sql.ref(col)})`, '>', 0)
-        .orderBy(sql`sum(${sql.ref(col)})`, 'desc').orderBy('fingerprint').limit(limit).execute();
+      const cols = ['integration_id', 'fingerprint', 'title', 'client_id', ...MEASURES.map((m) => COLUMNS[m])] as const;
+      const part = (table: 'analytics_noisy_daily' | 'analytics_noisy_monthly', time: 'day' | 'month', [from, to]: [number, number]) => {
+        let q = db.selectFrom(table as 'analytics_noisy_daily').select(cols as never).where('org_id', '=', orgId)
+          .where(sql.ref(time), '>=', from).where(sql.ref(time), '<', to);
+        if (clientId !== null) q = q.where('client_id', '=', clientId);
+        return q;
+      };
+      const parts = [...range.days.map((d) => part('analytics_noisy_daily', 'day', d)), ...(range.months ? [part('analytics_noisy_monthly', 'month', range.months)] : [])];
+      const union = parts.slice(1).reduce((u, p) => u.unionAll(p), parts[0] as ReturnType<typeof part>);
+      const rows = await db.selectFrom(union.as('u'))
+        .select(['u.integration_id', 'u.fingerprint', sql<string>`max(u.title)`.as('title'), sql<string>`max(u.client_id)`.as('client_id'),
+          ...MEASURES.map((m) => sql<number>`sum(${sql.ref(`u.${COLUMNS[m]}`)})`.as(COLUMNS[m]))])
+        .groupBy(['u.integration_id', 'u.fingerprint'])
+        .having(sql<number>`sum(${sql.ref(`u.${col}`)})`, '>', 0)
+        .orderBy(sql`sum(${sql.ref(`u.${col}`)})`, 'desc').orderBy('u.fingerprint').limit(limit).execute();
       return rows.map((r) => ({
         integrationId: r.integration_id, fingerprint: r.fingerprint, title: r.title, clientId: r.client_id,
-        ...Object.fromEntries(MEASURES.map((m) => [m, Number(r[COLUMNS[m]])])) as Record<Measure, number>,
+        ...Object.fromEntries(MEASURES.map((m) => [m, Number((r as Record<string, unknown>)[COLUMNS[m]])])) as Record<Measure, number>,
       }));
     },
 
@@ -119,14 +131,16 @@ export function analyticsRepo() {
         db.selectFrom('clients').select(['id', 'name', 'slug']).where('org_id', '=', orgId).orderBy('name').orderBy('id').limit(maxClients).execute(),
         db.selectFrom('alerts').select(['client_id', 'severity', sql<number>`count(*)`.as('n')])
           .where('org_id', '=', orgId).where('status', 'in', ['firing', 'acknowledged']).where('severity', 'in', ['critical', 'high'])
-          .where('client_id', 'is not', null).groupBy(['client_id', 'severity']).execute(),
+          // No `client_id is not null`: with it SQLite reads every alert of a client (the client index) instead of
+          // only the open ones (the status index); the few open alerts without a client are dropped below.
+          .groupBy(['client_id', 'severity']).execute(),
         db.selectFrom('incidents').select(['client_id', sql<number>`count(*)`.as('n')])
           .where('org_id', '=', orgId).where(sql<boolean>`status in ('triggered', 'acknowledged')`).where('client_id', 'is not', null)
           .groupBy('client_id').execute(),
       ]);
       return {
         clients,
-        open: alerts.map((r) => ({ clientId: r.client_id as string, severity: r.severity, n: Number(r.n) })),
+        open: alerts.flatMap((r) => (r.client_id === null ? [] : [{ clientId: r.client_id, severity: r.severity, n: Number(r.n) }])),
         incidents: new Map(incidents.map((r) => [r.client_id as string, Number(r.n)])),
       };
     },

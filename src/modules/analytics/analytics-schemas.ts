@@ -21,7 +21,7 @@ const GroupBy = Type.Optional(Type.String({
 
 export const SeriesQuery = Type.Object({
   ...Range,
-  bucket: Type.Optional(StringEnum(BUCKETS, { description: 'Hours (UTC hours, up to 31 days), or days, weeks (from Monday) and months of the organization\'s time zone (up to 400 days). Default `day`.' })),
+  bucket: Type.Optional(StringEnum(BUCKETS, { description: 'Hours (UTC hours, up to 7 days), or days, weeks (from Monday) and months of the organization\'s time zone (up to 400 days). Default `day`.' })),
   groupBy: GroupBy,
   ...ClientFilter,
 }, { additionalProperties: false });

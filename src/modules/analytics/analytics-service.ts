@@ -5,7 +5,7 @@ import { iso, type Clock } from '../../lib/clock.ts';
 import { invalid } from '../../lib/errors.ts';
 import { DAY_MS } from '../schedules/zone-fns.ts';
 import {
-  bucketEdges, bucketOf, MAX_RANGE_DAYS, MEASURES, rollup, spread, zeroCounts,
+  bucketEdges, bucketOf, MAX_RANGE_DAYS, MEASURES, rollup, splitMonths, spread, zeroCounts,
   type AlertDims, type Bucket, type CountRow, type Counts, type Fact, type OrgAnalytics,
 } from './analytics-fns.ts';
 import type { AnalyticsRepo, Duration, IncidentFactRow } from './analytics-repo.ts';
@@ -185,7 +185,7 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
       const org = await settings(store.db, orgId);
       const { from, to } = frame(q, 'day', org.zone);
       const by = q.by ?? 'occurrences';
-      const rows = await repo.noisy(store.db, orgId, from, to, by, q.limit ?? 10, q.clientId ?? null);
+      const rows = await repo.noisy(store.db, orgId, splitMonths(from, to, org.zone), by, q.limit ?? 10, q.clientId ?? null);
       const names = await repo.names(store.db, orgId, 'integrations', rows.map((r) => r.integrationId).filter((id) => id !== ''));
       return {
         timezone: org.zone, from: iso(from), to: iso(to), by,

@@ -24513,7 +24513,7 @@ export interface paths {
                     from?: string;
                     /** @description End of the range, exclusive (default: now). Widened to the end of its bucket. */
                     to?: string;
-                    /** @description Hours (UTC hours, up to 31 days), or days, weeks (from Monday) and months of the organization's time zone (up to 400 days). Default `day`. */
+                    /** @description Hours (UTC hours, up to 7 days), or days, weeks (from Monday) and months of the organization's time zone (up to 400 days). Default `day`. */
                     bucket?: "hour" | "day" | "week" | "month";
                     /** @description `severity`, `client`, `integration`, or `label:<key>` for a label key the organization rolls up (`analyticsLabels`, default `service`). */
                     groupBy?: string;
@@ -24743,7 +24743,7 @@ export interface paths {
                     from?: string;
                     /** @description End of the range, exclusive (default: now). Widened to the end of its bucket. */
                     to?: string;
-                    /** @description Hours (UTC hours, up to 31 days), or days, weeks (from Monday) and months of the organization's time zone (up to 400 days). Default `day`. */
+                    /** @description Hours (UTC hours, up to 7 days), or days, weeks (from Monday) and months of the organization's time zone (up to 400 days). Default `day`. */
                     bucket?: "hour" | "day" | "week" | "month";
                     /** @description `severity`, `client`, `integration`, or `label:<key>` for a label key the organization rolls up (`analyticsLabels`, default `service`). */
                     groupBy?: string;
