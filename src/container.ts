@@ -35,6 +35,7 @@ import { reportsRepo } from './modules/reports/reports-repo.ts';
 import { reportsService } from './modules/reports/reports-service.ts';
 import { alertsRepo } from './modules/alerts/alerts-repo.ts';
 import { alertsService } from './modules/alerts/alerts-service.ts';
+import { alertWriter } from './modules/alerts/alert-writer.ts';
 import { apiKeysRepo } from './modules/api-keys/api-keys-repo.ts';
 import { apiKeysService } from './modules/api-keys/api-keys-service.ts';
 import { auditRepo } from './modules/audit/audit-repo.ts';
@@ -139,9 +140,11 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const liveEvents = liveFeed({ dialect: store.dialect, wake: () => live.nudge() });
   const incidentRows = incidentsRepo({ live: liveEvents });
   const alertRows = alertsRepo(store);
+  // Every change of an alert, with its counters, outbox event and live event; wakes the relay (made below) after commit.
+  const alertWrites = alertWriter({ store, live: liveEvents, wakeRelay: () => relay.nudge() });
   // Acknowledging, resolving or reassigning an incident stops or restarts its escalation (made further down).
   const incidents = incidentsService({
-    store, repo: incidentRows, alerts: alertRows, audit, clock, cursors,
+    store, repo: incidentRows, alerts: alertWrites, audit, clock, cursors,
     escalation: {
       incidentAnswered: (...args) => escalations.incidentAnswered(...args),
       incidentReassigned: (...args) => escalations.incidentReassigned(...args),
@@ -162,12 +165,12 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     signInFailures: { perAddress: limits.signInFailuresPerAddress, perAccount: limits.signInFailuresPerAccount },
   });
   const clientRows = clientsRepo();
-  const clients = clientsService({ store, repo: clientRows, audit, clock, cursors });
+  const clients = clientsService({ store, repo: clientRows, alerts: alertWrites, audit, clock, cursors });
   const workflows = workflowsService({ store, repo: workflowsRepo(), audit, clock, cursors, outboundAllow: config.outboundAllow });
   const integrationRows = integrationsRepo();
   const stats = deliveryStats({ store, repo: integrationRows, log });
   const integrations = integrationsService({ store, repo: integrationRows, clients: clientRows, audit, stats, clock, cursors, baseUrl: config.baseUrl });
-  const alerts = alertsService({ store, repo: alertRows, incidents, clock, cursors });
+  const alerts = alertsService({ store, repo: alertRows, writer: alertWrites, incidents, clock, cursors });
   const suppressionRows = suppressionRepo(store);
   const ingestRows = ingestRepo(store);
   const ingestConfig = ingestCache({
@@ -178,12 +181,12 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       clientsBySlug: new Map((await clientRows.slugs(store.db, orgId)).map((c) => [c.slug, c.id])),
     }),
   });
-  const ingest = ingestService({ store, repo: ingestRows, cache: ingestConfig, clock, batchMax: config.ingestBatchMax, writerThread: config.ingestWriterThread });
+  const ingest = ingestService({ store, repo: ingestRows, writer: alertWrites, cache: ingestConfig, clock, batchMax: config.ingestBatchMax, writerThread: config.ingestWriterThread });
   const analyticsRows = analyticsRepo();
   const analytics = analyticsService({ store, repo: analyticsRows, clock });
   const clientBoard = clientBoardService({ store, repo: analyticsRows, analytics, suppression: suppressionRows, clock });
   const inbound = inboundService({ store, repo: inboundRepo(), ingest, alerts, clock, log });
-  const suppression = suppressionService({ store, repo: suppressionRows, audit, clock, cursors, log });
+  const suppression = suppressionService({ store, repo: suppressionRows, alerts: alertWrites, audit, clock, cursors, log });
   const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
   const notifications = notificationsService({
     store, repo: notificationsRepo(), alerts, clock, cursors, log, channels: channelDeps, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
@@ -198,7 +201,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     : sqliteQueue({ store, log, timing });
   const relay = eventRelay({ store, queue, log, pollMs: config.jobs.pollMs });
   const heartbeats = heartbeatsService({
-    store, repo: heartbeatsRepo(), clients: clientRows, ingest, audit, clock, cursors, log, baseUrl: config.baseUrl, nudge: relay.nudge,
+    store, repo: heartbeatsRepo(), clients: clientRows, ingest, audit, clock, cursors, log, baseUrl: config.baseUrl,
   });
   const heartbeatChecker = workers ? heartbeats.startChecker(config.heartbeatCheckSeconds * 1000) : undefined;
   const handoffChecker = workers ? schedules.startHandoffChecker(config.handoffCheckSeconds * 1000) : undefined;
@@ -222,7 +225,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     minuteMs: config.escalationMinuteMs, secret, baseUrl: config.baseUrl, outboundAllow: config.outboundAllow, log,
   });
   const pageLinks = pageLinksService({ store, repo: escalationRows, incidents, audit, clock, secret });
-  const runner = workflowRunner({ store, alerts: alertRows, incidents, notifications, schedules, escalations, queue, clock, log });
+  const runner = workflowRunner({ store, alerts: alertRows, writer: alertWrites, incidents, notifications, schedules, escalations, queue, clock, log });
   const imports = importsService({
     store, repo: importsRepo(), users, contacts, schedules, escalations, integrations, workflows, orgExists: (id) => orgs.exists(id), clock, log,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), sources: IMPORT_SOURCES,

@@ -27,13 +27,17 @@ export interface Store {
   readonly pg: PgPrepared | null;
 }
 
+/** Runs `text` as the server-side prepared statement `name` (one name is always given the same text). */
+export type PgRun = <R>(name: string, text: string, params: unknown[]) => Promise<R[]>;
+
 export interface PgPrepared {
   /**
    * Runs `text` as the server-side prepared statement `name`, on its own (autocommitted) on a pooled connection:
-   * each connection parses and plans it once, not on every call as Kysely's unnamed statements are. One name
-   * must always be given the same text.
+   * each connection parses and plans it once, not on every call as Kysely's unnamed statements are.
    */
-  run<R>(name: string, text: string, params: unknown[]): Promise<R[]>;
+  run: PgRun;
+  /** Runs `fn` in one transaction on one pooled connection, its statements prepared by name as `run`'s are. */
+  transaction<T>(fn: (run: PgRun) => Promise<T>): Promise<T>;
 }
 
 export interface SqliteConnection {
@@ -138,7 +142,25 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   // The failure still reaches the caller through its next query, and release() discards the broken client.
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new CommitHookedKysely({ dialect: new PostgresDialect({ pool }) });
-  const prepared: PgPrepared = { run: async (name, text, values) => (await pool.query({ name, text, values })).rows };
+  const prepared: PgPrepared = {
+    run: async (name, text, values) => (await pool.query({ name, text, values })).rows,
+    async transaction(fn) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('begin');
+        const result = await fn(async (name, text, values) => (await client.query({ name, text, values })).rows);
+        await client.query('commit');
+        return result;
+      } catch (err) {
+        // A connection that cannot even roll back is broken: the pool discards it instead of handing it out again.
+        await client.query('rollback').catch((e: unknown) => { broken = e as Error; });
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    },
+  };
   return makeStore(db, 'postgres', null, prepared, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
 }
 

@@ -129,13 +129,6 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
   // A worker answers only what its supervisor and Prometheus ask; the API is another process's job.
   if (opts.role === 'worker') return app;
 
-  // A change that committed may have written alert events (database triggers): relay them now, not at the next poll.
-  app.addHook('onResponse', async (req, reply) => {
-    if (req.method !== 'GET' && reply.statusCode < 300) {
-      c.relay.nudge();
-      c.live.nudge();
-    }
-  });
   // Open event streams are not idle connections: end them, or closing would wait for them forever.
   app.addHook('preClose', async () => c.live.closeAll());
 

@@ -6,7 +6,7 @@ import { createTestStore, type TestStore } from '../support/stores.ts';
 
 /**
  * Two `alertflow serve` processes on one PostgreSQL: a stream open on B carries what was ingested through A
- * (the trigger's row and NOTIFY reach B's poller), and a resume on A replays what B's stream carried.
+ * (the alert writer's row and NOTIFY reach B's poller), and a resume on A replays what B's stream carried.
  */
 describe('live events across two instances (postgres)', { timeout: 120_000 }, () => {
   let store: TestStore;

@@ -23,6 +23,7 @@ import m0022 from './0022_analytics.ts';
 import m0023 from './0023_opsgenie_requests.ts';
 import m0024 from './0024_channel_deliveries.ts';
 import m0025 from './0025_analytics_monthly_noise.ts';
+import m0026 from './0026_alert_writes_in_code.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -51,6 +52,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0023_opsgenie_requests', m0023],
   ['0024_channel_deliveries', m0024],
   ['0025_analytics_monthly_noise', m0025],
+  ['0026_alert_writes_in_code', m0026],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

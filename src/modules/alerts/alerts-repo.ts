@@ -2,9 +2,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
-import type { Actor } from '../../lib/actor.ts';
 import type { Keyset } from '../../lib/pagination.ts';
-import type { AlertStatus } from './alerts-fns.ts';
 
 export type AlertRow = DB['alerts'];
 
@@ -38,11 +36,6 @@ const CLOSED_FINGERPRINT = `status not in ('firing', 'acknowledged', 'suppressed
 
 const byStatusOnly = (f: AlertFilter): boolean =>
   Object.entries(f).every(([k, v]) => v === undefined || k === 'status' || (k === 'labels' && (v as unknown[]).length === 0));
-
-/** The columns an acknowledge or resolve sets. */
-const answered = (to: 'acknowledged' | 'resolved', by: Actor, at: number) => (to === 'acknowledged'
-  ? { status: to, acknowledged_at: at, acknowledged_by_type: by.type, acknowledged_by_id: by.id, updated_at: at }
-  : { status: to, resolved_at: at, resolved_by_type: by.type, resolved_by_id: by.id, updated_at: at });
 
 const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -90,25 +83,6 @@ export function alertsRepo(store: Store) {
     edit: (db: Kysely<DB>, orgId: string, id: string, changes: { title?: string; description?: string | null }, at: number) =>
       db.updateTable('alerts').set({ ...changes, updated_at: at }).where('org_id', '=', orgId).where('id', '=', id).returningAll().executeTakeFirst(),
 
-    /**
-     * A workflow's changes to an alert (severity, labels, suppression). Suppressed by a workflow, it belongs
-     * to no window, so no window's end returns it to firing.
-     */
-    change: (db: Kysely<DB>, orgId: string, id: string, changes: { severity?: string; labels?: string; status?: 'suppressed' }, at: number) =>
-      db.updateTable('alerts').set({ ...changes, ...(changes.status && { suppression_id: null }), updated_at: at })
-        .where('org_id', '=', orgId).where('id', '=', id).execute(),
-
-    /** Moves one alert from one of `from` to `to`, atomically; undefined when it was not in `from`. */
-    transition: (db: Kysely<DB>, orgId: string, id: string, from: readonly AlertStatus[], to: 'acknowledged' | 'resolved', by: Actor, at: number) =>
-      db.updateTable('alerts').set(answered(to, by, at))
-        .where('org_id', '=', orgId).where('id', '=', id).where('status', 'in', [...from])
-        .returningAll().executeTakeFirst(),
-
-    /** Moves every alert of an incident that is in one of `from` to `to` (the incident was answered). */
-    transitionOfIncident: async (db: Kysely<DB>, orgId: string, incidentId: string, from: readonly AlertStatus[], to: 'acknowledged' | 'resolved', by: Actor, at: number): Promise<number> =>
-      Number((await db.updateTable('alerts').set(answered(to, by, at))
-        .where('org_id', '=', orgId).where('incident_id', '=', incidentId).where('status', 'in', [...from])
-        .executeTakeFirst()).numUpdatedRows),
   };
 }
 export type AlertsRepo = ReturnType<typeof alertsRepo>;

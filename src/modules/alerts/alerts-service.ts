@@ -9,6 +9,7 @@ import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import { SEVERITIES, STATUSES, type AlertStatus, type Severity } from './alerts-fns.ts';
 import type { AlertFilter, AlertListRow, AlertRow, AlertsRepo } from './alerts-repo.ts';
+import type { AlertWriter } from './alert-writer.ts';
 import type { Alert, AlertDetail, AlertListQuery, BulkItem } from './alerts-schemas.ts';
 
 type Action = 'acknowledge' | 'resolve';
@@ -39,7 +40,7 @@ export interface AlertIncidents {
   alertAnswered(db: Kysely<DB>, orgId: string, incidentId: string, actor: Actor, at: number): Promise<void>;
 }
 
-export function alertsService(deps: { store: Store; repo: AlertsRepo; incidents: AlertIncidents; clock: Clock; cursors: CursorCodec }) {
+export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pick<AlertWriter, 'transition'>; incidents: AlertIncidents; clock: Clock; cursors: CursorCodec }) {
   const { store, repo, clock, cursors } = deps;
 
   const toAlert = (r: AlertListRow): Alert => ({
@@ -99,7 +100,7 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; incidents:
     const rule = RULES[action];
     return store.db.transaction().execute(async (trx) => {
       const at = clock.now();
-      const moved = await repo.transition(trx, orgId, id, rule.from, rule.to, actor, at);
+      const moved = await deps.writer.transition(trx, orgId, id, rule.from, rule.to, actor, at);
       if (moved) {
         if (moved.incident_id !== null) await deps.incidents.alertAnswered(trx, orgId, moved.incident_id, actor, at);
         return moved;

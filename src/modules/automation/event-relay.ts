@@ -21,9 +21,9 @@ const BATCH = 200;
 const PER_ORG = 50;
 
 /**
- * Moves alert events from the outbox (written by database triggers with the alert change) to the job
- * queue, in one transaction per batch: each event is queued exactly once, and never lost on a crash.
- * Polls, and runs at once when ingest or the API nudges it after a commit.
+ * Moves alert events from the outbox (written by the alert writer with the alert change) to the job queue, in
+ * one transaction per batch: each event is queued exactly once, and never lost on a crash. Polls, and runs at
+ * once when the alert writer wakes it after a commit.
  */
 export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; pollMs: number }) {
   const { store, queue, log } = deps;

@@ -10,6 +10,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import { conditionSubject } from '../alerts/alerts-fns.ts';
 import type { AlertRow, AlertsRepo } from '../alerts/alerts-repo.ts';
+import type { AlertWriter } from '../alerts/alert-writer.ts';
 import type { IncidentRow } from '../incidents/incidents-repo.ts';
 import type { IncidentsService } from '../incidents/incidents-service.ts';
 import type { ChannelTarget } from '../notifications/channels/channel.ts';
@@ -73,6 +74,8 @@ const DEFER_JITTER_MS = 10_000;
 export function workflowRunner(deps: {
   store: Store;
   alerts: AlertsRepo;
+  /** Workflow actions change alerts through their one writer. */
+  writer: Pick<AlertWriter, 'change'>;
   incidents: IncidentsService;
   notifications: Pick<NotificationsService, 'prepare' | 'deliver'>;
   schedules: Pick<SchedulesService, 'currentOnCall'>;
@@ -81,7 +84,7 @@ export function workflowRunner(deps: {
   clock: Clock;
   log: Logger;
 }) {
-  const { store, alerts, incidents, notifications, schedules, escalations, queue, clock } = deps;
+  const { store, alerts, writer, incidents, notifications, schedules, escalations, queue, clock } = deps;
   const share = fairShare();
 
   /** Queues a delivery (a first attempt, or a retry in its own lane), scheduled fairly within its organization's share. */
@@ -147,7 +150,7 @@ export function workflowRunner(deps: {
         return outcome('done', `assigned to ${userId}`);
       }
       case 'set_severity':
-        await alerts.change(db, ctx.row.org_id, ctx.row.id, { severity: action.severity }, at);
+        await writer.change(db, ctx.row.org_id, ctx.row.id, { severity: action.severity }, at);
         alert.severity = action.severity;
         // The alert's incident (ctx.incident is always the alert's own) shows the highest severity of its alerts.
         if (ctx.incident) ctx.incident = await incidents.refreshSeverity(db, ctx.incident, at);
@@ -155,12 +158,12 @@ export function workflowRunner(deps: {
       case 'add_labels': {
         const added = Object.fromEntries(Object.entries(action.labels).map(([k, v]) => [k, renderTemplate(v, { alert, incident: ctx.incident })]));
         alert.labels = Object.assign(Object.create(null) as Record<string, string>, alert.labels, added);
-        await alerts.change(db, ctx.row.org_id, ctx.row.id, { labels: JSON.stringify(alert.labels) }, at);
+        await writer.change(db, ctx.row.org_id, ctx.row.id, { labels: JSON.stringify(alert.labels) }, at);
         return outcome('done', `labels ${Object.keys(added).join(', ')}`);
       }
       case 'suppress':
         if (alert.status !== 'firing') return outcome('skipped', `the alert is ${alert.status}`);
-        await alerts.change(db, ctx.row.org_id, ctx.row.id, { status: 'suppressed' }, at);
+        await writer.change(db, ctx.row.org_id, ctx.row.id, { status: 'suppressed' }, at);
         alert.status = 'suppressed';
         return outcome('done', 'alert suppressed');
       case 'email': {

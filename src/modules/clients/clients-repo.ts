@@ -45,9 +45,8 @@ export function clientsRepo() {
     /** Whether a suppression window is scoped to the client. */
     hasSuppressionWindows: async (db: Kysely<DB>, orgId: string, id: string): Promise<boolean> =>
       (await db.selectFrom('suppression_windows').select('id').where('org_id', '=', orgId).where('client_id', '=', id).limit(1).executeTakeFirst()) !== undefined,
-    /** Unlinks the client's alerts, integrations and heartbeats (they are kept, belonging to no client). */
+    /** Unlinks the client's integrations and heartbeats (they are kept, belonging to no client; its alerts: the alert writer's). */
     detach: async (db: Kysely<DB>, orgId: string, id: string, at: number): Promise<void> => {
-      await db.updateTable('alerts').set({ client_id: null, updated_at: at }).where('org_id', '=', orgId).where('client_id', '=', id).execute();
       await db.updateTable('integrations').set({ client_id: null, updated_at: at }).where('org_id', '=', orgId).where('client_id', '=', id).execute();
       await db.updateTable('heartbeats').set({ client_id: null, updated_at: at }).where('org_id', '=', orgId).where('client_id', '=', id).execute();
     },

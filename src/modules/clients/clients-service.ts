@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
+import type { AlertWriter } from '../alerts/alert-writer.ts';
 import type { ClientRow, ClientsRepo } from './clients-repo.ts';
 import type { Client, CreateClientBody, UpdateClientBody } from './clients-schemas.ts';
 
@@ -31,7 +32,7 @@ async function slugUnique<T>(slug: string | undefined, write: () => Promise<T>):
   }
 }
 
-export function clientsService(deps: { store: Store; repo: ClientsRepo; audit: AuditService; clock: Clock; cursors: CursorCodec }) {
+export function clientsService(deps: { store: Store; repo: ClientsRepo; alerts: Pick<AlertWriter, 'detachClient'>; audit: AuditService; clock: Clock; cursors: CursorCodec }) {
   const { store, repo, audit, clock, cursors } = deps;
 
   return {
@@ -95,7 +96,9 @@ export function clientsService(deps: { store: Store; repo: ClientsRepo; audit: A
         if (await repo.hasSuppressionWindows(trx, orgId, id)) {
           throw conflict('The client has suppression windows scoped to it: delete or re-scope its suppression windows first');
         }
-        await repo.detach(trx, orgId, id, clock.now());
+        const at = clock.now();
+        await deps.alerts.detachClient(trx, orgId, id, at);
+        await repo.detach(trx, orgId, id, at);
         await audit.record(trx, { orgId, action: 'client.deleted', actor, target: { type: 'client', id } });
       });
     },

@@ -27,8 +27,6 @@ export function heartbeatsService(deps: {
   cursors: CursorCodec;
   log: Logger;
   baseUrl: string;
-  /** Called after alerts were written, so their events are relayed at once rather than at the next poll. */
-  nudge: () => void;
 }) {
   const { store, repo, clients, ingest, audit, clock, cursors, log } = deps;
 
@@ -81,7 +79,6 @@ export function heartbeatsService(deps: {
       for (const d of due) if (await raise(d.org_id, d.id, at)) raised++;
       if (due.length < CHECK_BATCH) break;
     }
-    if (raised > 0) deps.nudge();
     return raised;
   }
 
@@ -166,14 +163,12 @@ export function heartbeatsService(deps: {
     /** Deletes the heartbeat and resolves its open alert, if any: nothing would ever ping it resolved. */
     async remove(orgId: string, actor: Actor, id: string): Promise<void> {
       const org = await ingest.orgConfig(orgId);
-      const resolved = await store.db.transaction().execute(async (trx) => {
+      await store.db.transaction().execute(async (trx) => {
         const row = await repo.remove(trx, orgId, id);
         if (!row) throw notFound('Heartbeat');
-        const [outcome] = await ingest.writeIn(trx, senderOf(row), org, [resolvedAlert(row.id)]);
+        await ingest.writeIn(trx, senderOf(row), org, [resolvedAlert(row.id)]);
         await audit.record(trx, { orgId, action: 'heartbeat.deleted', actor, target: { type: 'heartbeat', id }, metadata: { name: row.name } });
-        return outcome?.action === 'resolved';
       });
-      if (resolved) deps.nudge();
     },
 
     /** The heartbeat a ping token belongs to, or null. Only the token's hash is looked up, never compared in code. */
@@ -183,14 +178,13 @@ export function heartbeatsService(deps: {
     async ping(heartbeat: HeartbeatRow): Promise<{ state: Heartbeat['state']; lastPingAt: string; nextDueAt: string }> {
       const org = await ingest.orgConfig(heartbeat.org_id);
       const at = clock.now();
-      const { row, resolved } = await store.db.transaction().execute(async (trx) => {
+      const row = await store.db.transaction().execute(async (trx) => {
         const pinged = await repo.ping(trx, heartbeat.id, at);
         // Deleted since it was looked up: the token no longer works.
         if (!pinged) throw new AppError('UNAUTHORIZED', 'Invalid heartbeat token');
-        const [outcome] = await ingest.writeIn(trx, senderOf(pinged), org, [resolvedAlert(pinged.id)]);
-        return { row: pinged, resolved: outcome?.action === 'resolved' };
+        await ingest.writeIn(trx, senderOf(pinged), org, [resolvedAlert(pinged.id)]);
+        return pinged;
       });
-      if (resolved) deps.nudge();
       return { state: reportedState(row), lastPingAt: iso(at), nextDueAt: iso(Number(row.due_at)) };
     },
 

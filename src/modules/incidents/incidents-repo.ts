@@ -77,15 +77,10 @@ export function incidentsRepo(deps: { live: Pick<LiveFeed, 'record'> }) {
       return row;
     },
     /**
-     * Counts an alert into an incident, once: only an alert not yet in it moves. The count and the worst
-     * severity are computed in the statement, so alerts joining at the same moment lose no update.
+     * Counts an alert that just joined into the incident. The count and the worst severity are computed in the
+     * statement, so alerts joining at the same moment lose no update.
      */
-    async attachAlert(db: Kysely<DB>, incident: IncidentRow, alertId: string, severity: string, at: number): Promise<boolean> {
-      const moved = await db.updateTable('alerts').set({ incident_id: incident.id, updated_at: at })
-        .where('org_id', '=', incident.org_id).where('id', '=', alertId)
-        .where((eb) => eb.or([eb('incident_id', 'is', null), eb('incident_id', '!=', incident.id)]))
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) === 0) return false;
+    async countAlert(db: Kysely<DB>, incident: IncidentRow, severity: string, at: number): Promise<void> {
       const row = await db.updateTable('incidents')
         .set((eb) => ({
           alert_count: eb('alert_count', '+', 1),
@@ -94,7 +89,6 @@ export function incidentsRepo(deps: { live: Pick<LiveFeed, 'record'> }) {
         }))
         .where('id', '=', incident.id).returning(['id', 'org_id', 'status', 'severity', 'title', 'updated_at']).executeTakeFirstOrThrow();
       await live.record(db, [liveChange(row, 'incident.updated')]);
-      return true;
     },
     /** The distinct severities of the incident's alerts. */
     alertSeverities: async (db: Kysely<DB>, incidentId: string): Promise<string[]> =>

@@ -8,7 +8,7 @@ import { newId, orderedId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import { OPEN_STATUSES, type AlertStatus, type Severity } from '../alerts/alerts-fns.ts';
-import type { AlertsRepo } from '../alerts/alerts-repo.ts';
+import type { AlertWriter } from '../alerts/alert-writer.ts';
 import { canMove, toIncident, worse } from './incidents-fns.ts';
 import { forIncident, type NotificationRow } from '../notifications/notifications-repo.ts';
 import type { IncidentEventRow, IncidentFilter, IncidentRow, IncidentsRepo } from './incidents-repo.ts';
@@ -36,10 +36,10 @@ export interface IncidentEscalation {
 }
 
 /**
- * The incident's own alerts, which answering it moves (the alerts module writes them). See docs/paging.md,
- * "Acknowledge and resolve".
+ * The incident's own alerts, which joining and answering it change (the alert writer writes them). See
+ * docs/paging.md, "Acknowledge and resolve".
  */
-export type IncidentAlerts = Pick<AlertsRepo, 'transitionOfIncident'>;
+export type IncidentAlerts = Pick<AlertWriter, 'transitionOfIncident' | 'attachIncident'>;
 
 export function incidentsService(deps: { store: Store; repo: IncidentsRepo; alerts: IncidentAlerts; audit: AuditService; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation }) {
   const { store, repo, audit, clock, cursors } = deps;
@@ -196,7 +196,8 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; aler
         await record(db, incident, 'opened', SYSTEM, { workflowId: p.workflowId, groupKey: p.groupKey }, at);
         opened = true;
       }
-      if (await repo.attachAlert(db, incident, p.alert.id, p.alert.severity, at)) {
+      if (await deps.alerts.attachIncident(db, p.alert.orgId, p.alert.id, incident.id, at)) {
+        await repo.countAlert(db, incident, p.alert.severity, at);
         await record(db, incident, 'alert_joined', SYSTEM, { alertId: p.alert.id }, at);
       }
       return { incident: (await repo.get(db, p.alert.orgId, incident.id)) as IncidentRow, opened, already: false };

@@ -9,7 +9,11 @@ import type { AlertRow } from '../alerts/alerts-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 import { matchingWindow } from '../suppression/suppression-fns.ts';
 import type { IngestCache, OrgConfig } from './ingest-cache.ts';
-import type { IngestRepoImpl, OpResult, Resolver, UpsertResult, WriteOp } from './ingest-repo.ts';
+import type { IngestRepo } from './ingest-repo.ts';
+import type { WrittenAlert } from '../alerts/alert-sql.ts';
+import type { AlertWriter } from '../alerts/alert-writer.ts';
+import { sqliteAlertWrites } from '../alerts/alert-writer-sqlite.ts';
+import type { OpResult, Resolver, WriteOp } from '../alerts/alert-writer-types.ts';
 import type { AlertPreview, IngestOutcome } from './ingest-schemas.ts';
 import { groupCommitWriter, INGEST_CHUNK, retried, runSqliteBatch, sqliteWriterThread, type Settled } from './ingest-writer.ts';
 import { checkMapping, type Mapping } from './mapping-fns.ts';
@@ -26,16 +30,20 @@ const resolvedOutcome = (fingerprint: string, id: string | null): IngestOutcome 
   : { alertId: null, fingerprint, status: null, action: 'ignored' };
 
 /** A row that comes back with as many occurrences as the statement sent it is new: it was inserted. */
-function upsertOutcome(item: UpsertOp, r: UpsertResult, created: boolean): IngestOutcome {
+function upsertOutcome(item: UpsertOp, r: WrittenAlert, created: boolean): IngestOutcome {
   const status = r.status as AlertStatus;
   const fingerprint = item.row.fingerprint;
   if (created) return { alertId: r.id, fingerprint, status, action: item.windowId ? 'suppressed' : 'created' };
   return { alertId: r.id, fingerprint, status, action: item.sent === 'firing' ? 'deduplicated' : item.sent };
 }
 
-const createdOnce = (item: UpsertOp, r: UpsertResult) => upsertOutcome(item, r, Number(r.occurrences) === 1);
+const createdOnce = (item: UpsertOp, r: WrittenAlert) => upsertOutcome(item, r, Number(r.occurrences) === 1);
 
 const allFiring = (job: Job) => job.every((i) => i.kind === 'upsert' && i.sent === 'firing');
+
+const outcomes = (ops: Job, results: OpResult[]): IngestOutcome[] => ops.map((op, i) => (op.kind === 'resolve'
+  ? resolvedOutcome(op.fingerprint, results[i] as string | null)
+  : createdOnce(op, results[i] as WrittenAlert)));
 
 /** Who sends alerts: an integration, or a sender of the service's own (a heartbeat) with no integration. */
 export interface Sender {
@@ -52,8 +60,8 @@ const senderOf = (integration: IntegrationRow): Sender => ({
   actor: { type: 'integration', id: integration.id },
 });
 
-export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache: IngestCache; clock: Clock; batchMax: number; writerThread: boolean }) {
-  const { store, repo, cache, clock } = deps;
+export function ingestService(deps: { store: Store; repo: IngestRepo; writer: AlertWriter; cache: IngestCache; clock: Clock; batchMax: number; writerThread: boolean }) {
+  const { store, repo, writer: alerts, cache, clock } = deps;
 
   const mappingOf = (integration: IntegrationRow): Mapping | null =>
     effectiveMapping(integration.preset, integration.mapping === null ? null : store.readJson<Mapping>(integration.mapping));
@@ -120,27 +128,17 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     return { kind: 'upsert', row, sent: a.status, windowId };
   }
 
-  /** One job, statement by statement, in `db` (a transaction, or the pool for a single statement). */
-  async function applyAsync(db: Kysely<DB>, job: Job): Promise<IngestOutcome[]> {
-    const out: IngestOutcome[] = [];
-    for (const [i, item] of job.entries()) {
-      // A payload of many alerts is one transaction but not one turn of the event loop: other requests are
-      // answered meanwhile.
-      if (i > 0 && i % INGEST_CHUNK === 0) await yieldToLoop();
-      out.push(item.kind === 'resolve'
-        ? resolvedOutcome(item.fingerprint, await repo.resolve(db, item.orgId, item.fingerprint, item.by, item.at))
-        : createdOnce(item, await repo.upsert(db, item.row, item.sent)));
-    }
-    return out;
-  }
-
   /**
-   * PostgreSQL, one job alone: one transaction; a job of a single statement runs autocommitted (atomic by
-   * itself, and sparing BEGIN and COMMIT shortens the time a deduplicated alert's row stays locked).
+   * One job through the alert writer, in `db`'s transaction (or one of its own). A payload of many alerts is one
+   * transaction but not one turn of the event loop: other requests are answered meanwhile.
    */
-  const alone = (job: Job): Promise<IngestOutcome[]> => retried(() => (job.length === 1
-    ? applyAsync(store.db, job)
-    : store.db.transaction().execute((trx) => applyAsync(trx, job))));
+  const applyAsync = async (db: Kysely<DB>, job: Job): Promise<IngestOutcome[]> =>
+    outcomes(job, await alerts.ingest(db, job, async (done) => {
+      if (done > 0 && done % INGEST_CHUNK === 0) await yieldToLoop();
+    }));
+
+  /** PostgreSQL, one job alone (a resolve or an acknowledgement): one transaction. */
+  const alone = (job: Job): Promise<IngestOutcome[]> => retried(() => applyAsync(store.db, job));
 
   const settle = async <R,>(p: Promise<R>): Promise<Settled<R>> => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
 
@@ -177,9 +175,9 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     });
     if (fast.length > 0) {
       const keys = [...merged.keys()].sort();
-      let results: Map<string, UpsertResult> | null = null;
+      let results: Map<string, WrittenAlert> | null = null;
       try {
-        const rows = await retried(() => repo.upsertMany(keys.map((k) => (merged.get(k) as { row: AlertRow }).row)));
+        const rows = await retried(() => alerts.upsertFiringMany(keys.map((k) => (merged.get(k) as { row: AlertRow }).row)));
         results = new Map(rows.map((r) => [`${r.org_id}\u0000${r.fingerprint}`, r]));
       } catch {
         for (const i of fast) out[i] = settle(alone(jobs[i] as Job));
@@ -193,7 +191,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
             value: job.map((item) => {
               const upsert = item as UpsertOp;
               const key = `${upsert.row.org_id}\u0000${upsert.row.fingerprint}`;
-              const r = results.get(key) as UpsertResult;
+              const r = results.get(key) as WrittenAlert;
               const first = !seen.has(key);
               seen.add(key);
               // Only the first sender of a merged row can have created it; the others deduplicated it.
@@ -206,18 +204,18 @@ export function ingestService(deps: { store: Store; repo: IngestRepoImpl; cache:
     return Promise.all(out);
   }
 
-  const outcomes = (ops: Job, results: OpResult[]): IngestOutcome[] => ops.map((op, i) => (op.kind === 'resolve'
-    ? resolvedOutcome(op.fingerprint, results[i] as string | null)
-    : createdOnce(op, results[i] as UpsertResult)));
-
   // SQLite: on this thread, or on a writer thread when configured and the file can be opened twice.
   const conn = store.sqlite;
-  const statements = repo.sqlite;
   const thread = deps.writerThread && conn && conn.file !== ':memory:' ? sqliteWriterThread(conn.file) : null;
-  const runSqlite = thread?.run ?? (conn && statements ? (jobs: Job[]) => conn.exclusive((raw) => runSqliteBatch(raw, statements, jobs, yieldToLoop)) : null);
+  const writes = conn && !thread ? sqliteAlertWrites(conn.raw) : null;
+  const runSqlite = thread?.run ?? (conn && writes ? (jobs: Job[]) => conn.exclusive((raw) => runSqliteBatch(raw, writes, jobs, yieldToLoop)) : null);
   const writer = runSqlite
-    ? groupCommitWriter(deps.batchMax, async (jobs: Job[]) => (await runSqlite(jobs))
-      .map((r, i): Settled<IngestOutcome[]> => (r.ok ? { ok: true, value: outcomes(jobs[i] as Job, r.value) } : r)))
+    ? groupCommitWriter(deps.batchMax, async (jobs: Job[]) => {
+      const batch = await runSqlite(jobs);
+      // Committed: the relay and the live stream have rows to read.
+      alerts.woke(batch.stored);
+      return batch.out.map((r, i): Settled<IngestOutcome[]> => (r.ok ? { ok: true, value: outcomes(jobs[i] as Job, r.value) } : r));
+    })
     : groupCommitWriter(deps.batchMax, postgresBatch);
 
   return {

@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import path from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
-import type { OpResult, SqliteStatements, WriteOp } from './ingest-repo.ts';
+import { mergeEffects, noEffects, stored, type Stored } from '../alerts/alert-effects-fns.ts';
+import type { SqliteAlertWrites } from '../alerts/alert-writer-sqlite.ts';
+import type { OpResult, WriteOp } from '../alerts/alert-writer-types.ts';
 
 /** Runs a unit of ingest work inside a transaction and resolves only after that transaction committed. */
 export interface TransactionalWriter<J, R> {
@@ -78,30 +80,41 @@ export function groupCommitWriter<J, R>(maxBatch: number, runBatch: (jobs: J[]) 
 /** Alerts of one payload stored per turn of the event loop. */
 export const INGEST_CHUNK = 50;
 
+/** A SQLite batch's answers, one per job, and how many outbox and live rows its commit stored. */
+export interface SqliteBatch {
+  out: Array<Settled<OpResult[]>>;
+  stored: Stored;
+}
+
 /**
  * SQLite: a batch is one transaction. A job of several statements runs under a savepoint, so that one failing
- * is rolled back alone and only its caller sees the error; a single statement is atomic by itself.
+ * is rolled back alone (its effects with it) and only its caller sees the error; a single statement is atomic
+ * by itself. The effects of the jobs that succeeded are stored just before the commit (alert-writer-sqlite.ts).
  * `pause`, on the main thread: a 1,000-alert batch is ~100 ms of synchronous statements, so it lets the event
  * loop turn every INGEST_CHUNK statements; the transaction stays open and the connection held (`exclusive`),
  * so no other statement of this process runs inside it meanwhile.
  */
-export async function runSqliteBatch(raw: DatabaseSync, st: SqliteStatements, jobs: WriteOp[][], pause: (() => Promise<void>) | null): Promise<Array<Settled<OpResult[]>>> {
+export async function runSqliteBatch(raw: DatabaseSync, writes: SqliteAlertWrites, jobs: WriteOp[][], pause: (() => Promise<void>) | null): Promise<SqliteBatch> {
   const out: Array<Settled<OpResult[]>> = [];
+  const fx = noEffects();
+  const workflows = new Map<string, boolean>();
   let ran = 0;
   raw.exec('begin immediate');
   try {
     for (const ops of jobs) {
       const guarded = ops.length > 1;
       if (guarded) raw.exec('savepoint job');
+      const jobFx = noEffects();
       try {
         const value: OpResult[] = [];
         for (const op of ops) {
           if (pause && ran > 0 && ran % INGEST_CHUNK === 0) await pause();
           ran++;
-          value.push(op.kind === 'resolve' ? st.resolve(op.orgId, op.fingerprint, op.by, op.at) : st.upsert(op.row, op.sent));
+          value.push(writes.apply(op, jobFx, workflows));
         }
         out.push({ ok: true, value });
         if (guarded) raw.exec('release savepoint job');
+        mergeEffects(fx, jobFx);
       } catch (error) {
         if (guarded) raw.exec('rollback to savepoint job; release savepoint job');
         out.push({ ok: false, error });
@@ -109,12 +122,13 @@ export async function runSqliteBatch(raw: DatabaseSync, st: SqliteStatements, jo
       // Some errors (I/O, a full disk) make SQLite roll the whole transaction back: the batch then failed whole.
       if (!raw.isTransaction) throw new Error('SQLite rolled the ingest transaction back');
     }
+    writes.flush(fx);
     raw.exec('commit');
   } catch (error) {
     if (raw.isTransaction) raw.exec('rollback');
     throw error;
   }
-  return out;
+  return { out, stored: stored(fx) };
 }
 
 /** A batch for the writer thread, and its answer. */
@@ -122,7 +136,7 @@ export interface WorkerRequest {
   id: number;
   jobs: WriteOp[][];
 }
-export type WorkerReply = { id: number; ok: true; out: Array<Settled<OpResult[]>> } | { id: number; ok: false; error: unknown };
+export type WorkerReply = { id: number; ok: true; batch: SqliteBatch } | { id: number; ok: false; error: unknown };
 
 /**
  * SQLite batches written by a thread of their own, on its own connection to the file: SQLite's work and the
@@ -132,7 +146,7 @@ export type WorkerReply = { id: number; ok: true; out: Array<Settled<OpResult[]>
  */
 export function sqliteWriterThread(file: string) {
   let worker: Worker | null = null;
-  const pending = new Map<number, { resolve: (out: Array<Settled<OpResult[]>>) => void; reject: (e: unknown) => void }>();
+  const pending = new Map<number, { resolve: (batch: SqliteBatch) => void; reject: (e: unknown) => void }>();
   let next = 0;
 
   const failAll = (error: unknown) => {
@@ -145,7 +159,7 @@ export function sqliteWriterThread(file: string) {
     w.on('message', (m: WorkerReply) => {
       const p = pending.get(m.id);
       pending.delete(m.id);
-      if (m.ok) p?.resolve(m.out);
+      if (m.ok) p?.resolve(m.batch);
       else p?.reject(m.error);
     });
     const gone = (error: unknown) => {
@@ -160,7 +174,7 @@ export function sqliteWriterThread(file: string) {
   };
 
   return {
-    run: (jobs: WriteOp[][]): Promise<Array<Settled<OpResult[]>>> => new Promise((resolve, reject) => {
+    run: (jobs: WriteOp[][]): Promise<SqliteBatch> => new Promise((resolve, reject) => {
       worker ??= start();
       const id = next++;
       pending.set(id, { resolve, reject });

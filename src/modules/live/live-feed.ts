@@ -29,6 +29,8 @@ export const liveRow = (c: LiveChange): Insertable<DB['live_events']> => ({
  */
 export function liveFeed(deps: { dialect: Dialect; wake: () => void }) {
   return {
+    /** Wakes this process's streams: for a writer that committed rows of its own (ingest's batches). */
+    wake: deps.wake,
     async record(db: Kysely<DB>, changes: readonly LiveChange[]): Promise<void> {
       if (changes.length === 0) return;
       for (let i = 0; i < changes.length; i += CHUNK) {

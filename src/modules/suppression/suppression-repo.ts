@@ -21,8 +21,6 @@ export interface HeldAlert extends ConditionSubject {
  * only when the query's WHERE has its terms literally, which a bound parameter never does.
  */
 const SUPPRESSED = sql<boolean>`status = 'suppressed'`;
-/** Ids per UPDATE, well under either store's limit on bound parameters. */
-const CHUNK = 500;
 
 export function suppressionRepo(store: Store) {
   const scoped = (db: Kysely<DB>, orgId: string) => db.selectFrom('suppression_windows').where('org_id', '=', orgId);
@@ -114,29 +112,6 @@ export function suppressionRepo(store: Store) {
       return rows.map((r) => ({ ...conditionSubject(store, r), suppressionId: windowId }));
     },
 
-    /** Hands suppressed alerts from one window to another; only those still suppressed by `from` move. */
-    async repoint(db: Kysely<DB>, orgId: string, ids: string[], from: string, to: string, at: number): Promise<void> {
-      for (let i = 0; i < ids.length; i += CHUNK) {
-        await db.updateTable('alerts').set({ suppression_id: to, updated_at: at })
-          .where('org_id', '=', orgId).where('id', 'in', ids.slice(i, i + CHUNK)).where(SUPPRESSED).where('suppression_id', '=', from)
-          .execute();
-      }
-    },
-
-    /**
-     * Returns suppressed alerts to `firing`; only those still suppressed by `from` move (one acknowledged or
-     * resolved meanwhile stays so). Returns the ids that moved.
-     */
-    async release(db: Kysely<DB>, orgId: string, ids: string[], from: string, at: number): Promise<string[]> {
-      const moved: string[] = [];
-      for (let i = 0; i < ids.length; i += CHUNK) {
-        const rows = await db.updateTable('alerts').set({ status: 'firing', suppression_id: null, updated_at: at })
-          .where('org_id', '=', orgId).where('id', 'in', ids.slice(i, i + CHUNK)).where(SUPPRESSED).where('suppression_id', '=', from)
-          .returning('id').execute();
-        moved.push(...rows.map((r) => r.id));
-      }
-      return moved;
-    },
   };
 }
 export type SuppressionRepo = ReturnType<typeof suppressionRepo>;

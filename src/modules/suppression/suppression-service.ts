@@ -13,6 +13,7 @@ import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import { allLeavesHold } from '../../lib/conditions.ts';
 import type { Alert } from '../alerts/alerts-schemas.ts';
+import type { AlertWriter } from '../alerts/alert-writer.ts';
 import { isActive, occurrencesAfter, type Schedule } from './recurrence-fns.ts';
 import { checkWindow, fieldErrors, settle, type WindowInput } from './suppression-fns.ts';
 import type { SuppressionRepo, SuppressionRow } from './suppression-repo.ts';
@@ -34,8 +35,8 @@ export interface SweepResult {
  * `firing` when it no longer holds them: when it ends (the sweeper), is deleted, or is changed so that it
  * does not match them any more. Whether a window is in force is always derived from time, never stored.
  */
-export function suppressionService(deps: { store: Store; repo: SuppressionRepo; audit: AuditService; clock: Clock; cursors: CursorCodec; log: Logger }) {
-  const { store, repo, audit, clock, cursors, log } = deps;
+export function suppressionService(deps: { store: Store; repo: SuppressionRepo; alerts: Pick<AlertWriter, 'release' | 'repoint'>; audit: AuditService; clock: Clock; cursors: CursorCodec; log: Logger }) {
+  const { store, repo, alerts, audit, clock, cursors, log } = deps;
 
   const timing = (w: Schedule, now: number): Pick<SuppressionWindow, 'active' | 'nextOccurrences'> => {
     const upcoming = occurrencesAfter(w, now, UPCOMING);
@@ -70,11 +71,11 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
   /**
    * Returns alerts a window no longer holds to `firing`; the ids that moved. From here on such an alert is
    * treated like a new firing alert by what follows (contract §5: workflows run with trigger `alert.reopened`).
-   * This is the one place where windows release alerts; the alerts table's trigger records each
-   * suppressed → firing move as an `alert.reopened` event in the same transaction.
+   * This is the one place where windows release alerts; the alert writer records each suppressed → firing move
+   * as an `alert.reopened` event in the same transaction.
    */
   const releaseAlerts = (db: Kysely<DB>, orgId: string, ids: string[], from: string, at: number): Promise<string[]> =>
-    repo.release(db, orgId, ids, from, at);
+    alerts.release(db, orgId, ids, from, at);
 
   /** Where each alert that `windowId` suppresses belongs at `at`: it stays, goes to another window that holds it, or is released. */
   async function resettle(db: Kysely<DB>, orgId: string, windowId: string, at: number): Promise<SweepResult> {
@@ -91,7 +92,7 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
     }
     let moved = 0;
     for (const [to, ids] of moves) {
-      await repo.repoint(db, orgId, ids, windowId, to, at);
+      await alerts.repoint(db, orgId, ids, windowId, to, at);
       moved += ids.length;
     }
     const released = await releaseAlerts(db, orgId, release, windowId, at);
