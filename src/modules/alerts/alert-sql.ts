@@ -1,3 +1,4 @@
+import type { AlertState } from './alert-effects-fns.ts';
 import type { AlertRow } from './alerts-repo.ts';
 import { OPEN_FINGERPRINT } from './alerts-repo.ts';
 
@@ -30,17 +31,8 @@ export const PG_TYPES: Record<(typeof ALERT_COLUMNS)[number], string> = {
 export const STATE_COLUMNS = 'id, org_id, fingerprint, status, occurrences, incident_id, severity, title, created_at, updated_at';
 
 /** An alert as a write returns it (see STATE_COLUMNS). */
-export interface WrittenAlert {
-  id: string;
-  org_id: string;
+export interface WrittenAlert extends AlertState {
   fingerprint: string;
-  status: string;
-  occurrences: number;
-  incident_id: string | null;
-  severity: string;
-  title: string;
-  created_at: number;
-  updated_at: number;
 }
 
 /**
