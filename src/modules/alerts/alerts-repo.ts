@@ -64,7 +64,7 @@ export function alertsRepo(store: Store) {
   return {
     page: (db: Kysely<DB>, orgId: string, f: AlertFilter, limit: number, after: Keyset | null) =>
       keysetPage(filtered(db, orgId, f).select([...LIST_COLUMNS]), limit, after).execute(),
-    /** Matching alerts: from the trigger-kept counters when only statuses filter, else by counting rows. */
+    /** Matching alerts: from the alert writer's counters when only statuses filter, else by counting rows. */
     async count(db: Kysely<DB>, orgId: string, f: AlertFilter): Promise<number> {
       if (!byStatusOnly(f)) return countRows(filtered(db, orgId, f));
       let q = db.selectFrom('alert_counts').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).where('org_id', '=', orgId);

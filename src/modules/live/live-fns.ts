@@ -1,4 +1,4 @@
-/** The event types a live stream carries (as written by the `live_events` triggers), plus `reset`. */
+/** The event types a live stream carries (as live-feed.ts writes them), plus `reset`. */
 export const LIVE_EVENT_TYPES = ['alert.created', 'alert.updated', 'alert.resolved', 'incident.created', 'incident.updated'] as const;
 
 export interface LiveEvent {

@@ -19,7 +19,7 @@ export interface Subscriber {
 export interface LiveOptions {
   /** How often the poller looks for new rows without being woken. */
   pollMs: number;
-  /** PostgreSQL's URL: a connection LISTENs for the triggers' notifications and wakes the poller at once. */
+  /** PostgreSQL's URL: a connection LISTENs for the writers' notifications (live-feed.ts) and wakes the poller at once. */
   listenUrl: string | null;
   maxStreamsPerOrg: number;
   /** How long rows are kept (and a stream can resume). */
@@ -36,8 +36,8 @@ const LISTEN_CHANNEL = 'alertflow_events';
 /**
  * The fan-out of `live_events` to this instance's open streams: one poller per instance (not per stream)
  * reads the rows after the last it passed on and hands each organization's rows to that organization's
- * streams only. Triggers write the rows in the changing transaction, so changes made by any writer, in this
- * process or another, arrive here.
+ * streams only. The writers of alerts and incidents add the rows in the changing transaction (live-feed.ts), so
+ * changes made in this process or another arrive here.
  */
 export function liveService(deps: { store: Store; repo: LiveRepo; clock: Clock; log: Logger; opts: LiveOptions }) {
   const { store, repo, clock, log, opts } = deps;
