@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Alert } from '../../src/modules/alerts/alerts-schemas.ts';
 import {
+  moreAlerts,
   alertUrl, displayUrl, emailHtml, emailSubject, emailText, escapeHtml, httpOutcome, idempotencyKey, messageId,
   recipients, signature, smtpCode, smtpOutcome, webhookBody, type MessageContext,
 } from '../../src/modules/notifications/notifications-fns.ts';
@@ -133,5 +134,17 @@ describe('outcomes and keys', () => {
   it('webhook URLs in the log never show credentials', () => {
     assert.equal(displayUrl('https://user:pw@hooks.example.com/x?y=1'), 'https://hooks.example.com/x?y=1');
     assert.equal(displayUrl('https://hooks.example.com/x'), 'https://hooks.example.com/x');
+  });
+});
+
+describe('a storm in the pages that follow it', () => {
+  it('says how many more alerts the incident holds, nothing for one alert', () => {
+    assert.equal(moreAlerts(null), null);
+    assert.equal(moreAlerts({ alertCount: 1 }), null);
+    assert.equal(moreAlerts({ alertCount: 2 }), '+1 alert');
+    assert.equal(moreAlerts({ alertCount: 500 }), '+499 alerts');
+    const alert = { title: 'checkout pod 3 down', severity: 'critical', status: 'firing' } as Alert;
+    assert.equal(emailSubject(alert, undefined, { alertCount: 500 }), '[CRITICAL] checkout pod 3 down (+499 alerts)');
+    assert.equal(emailSubject(alert, 'Own subject', { alertCount: 500 }), 'Own subject');
   });
 });

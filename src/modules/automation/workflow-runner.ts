@@ -92,19 +92,24 @@ export function workflowRunner(deps: {
     queue.send<DeliveryJob>(db, lane, job, DELIVERY_RETRY, { delayMs, ...(job.orgId !== undefined && { group: job.orgId }), ...(job.priority !== undefined && { priority: job.priority }) });
 
   /** A first attempt, scheduled fairly: by organization, then by channel and target within it. */
-  const queueFirst = (db: Kysely<DB>, job: DeliveryJob & { orgId: string; delivery: Delivery }) => {
+  const queueFirst = (db: Kysely<DB>, job: DeliveryJob & { orgId: string; delivery: Delivery }, delayMs = 0) => {
     const target = `${job.delivery.channel}|${channelOf(job.delivery.channel).describe(job.delivery.target)}`;
-    return sendDelivery(db, 'deliveries', { ...job, priority: nextPriority(share, [job.orgId, `${job.orgId}|${target}`], clock.now()) });
+    return sendDelivery(db, 'deliveries', { ...job, priority: nextPriority(share, [job.orgId, `${job.orgId}|${target}`], clock.now()) }, delayMs);
   };
 
-  /** A workflow action's notification to one target, queued unless it exists already; its id, or null when it did. */
+  /**
+   * A workflow action's notification to one target, queued unless it exists already; its id, or null when it did.
+   * After the workflow's create_incident it is the incident's, not the alert's: a storm of alerts joining one
+   * incident pages each target once (the unique idempotency key decides), after the incident's group wait.
+   */
   async function notify(db: Kysely<DB>, ctx: RunContext, index: number, delivery: Delivery, extra: { recipient?: string; subject?: string } = {}): Promise<string | null> {
     const n = await notifications.prepare(db, {
       orgId: ctx.row.org_id, alertId: ctx.row.id, incidentId: ctx.incident?.id ?? null, workflowId: ctx.workflow.id, actionIndex: index,
       channel: delivery.channel, target: channelOf(delivery.channel).describe(delivery.target), ...(extra.recipient !== undefined && { recipient: extra.recipient }),
+      perIncident: ctx.grouped,
     });
     if (!n.created) return null;
-    await queueFirst(db, { notificationId: n.id, delivery, event: ctx.event.type, orgId: ctx.row.org_id, ...(extra.subject !== undefined && { subject: extra.subject }) });
+    await queueFirst(db, { notificationId: n.id, delivery, event: ctx.event.type, orgId: ctx.row.org_id, ...(extra.subject !== undefined && { subject: extra.subject }) }, ctx.waitMs);
     return n.id;
   }
 
@@ -130,9 +135,13 @@ export function workflowRunner(deps: {
         const title = renderTemplate(action.title, { alert }) || alert.title;
         const r = await incidents.openOrJoin(db, { workflowId: workflow.id, groupKey, title, alert: { id: ctx.row.id, incidentId: ctx.row.incident_id, orgId: ctx.row.org_id, severity: alert.severity, clientId: alert.clientId } }, at);
         ctx.incident = r.incident;
+        ctx.grouped = true;
+        // The group wait holds the first pages of an incident this run opens; a joined one's were queued (or sent) already.
+        ctx.waitMs = r.opened ? (action.groupWaitSeconds ?? 0) * 1000 : 0;
         if (r.already) return outcome('skipped', `the alert is already in incident #${r.incident.number}`, r.incident.id);
         // Only an incident this run opened starts escalating here; one joined has its own escalation (or answer) already.
-        const escalation = r.opened && action.escalationPolicyId ? await escalations.start(db, { incident: r.incident, policyId: action.escalationPolicyId, alertId: ctx.row.id }, at) : null;
+        const escalation = r.opened && action.escalationPolicyId
+          ? await escalations.start(db, { incident: r.incident, policyId: action.escalationPolicyId, alertId: ctx.row.id, delayMs: ctx.waitMs }, at) : null;
         return outcome('done', `${r.opened ? 'opened' : 'joined'} incident #${r.incident.number}${escalation ? `; ${escalation.started ? 'escalating:' : 'not escalating:'} ${escalation.detail}` : ''}`, r.incident.id);
       }
       case 'assign': {
@@ -188,7 +197,7 @@ export function workflowRunner(deps: {
       }
       case 'escalate': {
         if (!ctx.incident) return outcome('skipped', 'no incident to escalate');
-        const r = await escalations.start(db, { incident: ctx.incident, policyId: action.policyId, alertId: ctx.row.id }, at);
+        const r = await escalations.start(db, { incident: ctx.incident, policyId: action.policyId, alertId: ctx.row.id, delayMs: ctx.waitMs }, at);
         return outcome(r.started ? 'done' : 'skipped', r.detail);
       }
     }
@@ -205,7 +214,7 @@ export function workflowRunner(deps: {
     });
     if (!fresh || !matched) return;
     const incident = row.incident_id ? await incidents.row(db, row.org_id, row.incident_id) : undefined;
-    const ctx: RunContext = { row, alert, workflow, event, at, incident: incident ?? null };
+    const ctx: RunContext = { row, alert, workflow, event, at, incident: incident ?? null, grouped: false, waitMs: 0 };
     const outcomes: RunAction[] = [];
     for (const [i, action] of workflow.actions.entries()) outcomes.push(await act(db, ctx, action, i));
     await updateRun(db, row.org_id, runId, outcomes, at);
@@ -265,4 +274,8 @@ interface RunContext {
   event: AlertEvent;
   at: number;
   incident: IncidentRow | null;
+  /** The run's create_incident grouped the alert: the actions after it page once per incident. */
+  grouped: boolean;
+  /** How long the first pages of the incident this run opened wait (its create_incident's group wait). */
+  waitMs: number;
 }

@@ -93,14 +93,14 @@ export function escalationsService(deps: {
     queue.send<EscalationJob>(db, 'escalations', { kind: 'step', escalationId: e.id, repeat, step }, JOB_RETRY, { delayMs, group: e.org_id });
 
   /** Inserts an active escalation with its first step queued now; null when the incident has one already. */
-  async function begin(db: Kysely<DB>, p: { orgId: string; incident: IncidentRow; policyId: string; alertId: string; policy: PolicySnapshot; assigneeId: string | null }, actor: Actor, at: number, data: Record<string, unknown>): Promise<EscalationRow | null> {
+  async function begin(db: Kysely<DB>, p: { orgId: string; incident: IncidentRow; policyId: string; alertId: string; policy: PolicySnapshot; assigneeId: string | null }, actor: Actor, at: number, data: Record<string, unknown>, delayMs = 0): Promise<EscalationRow | null> {
     const row: EscalationRow = {
       id: newId('esc'), org_id: p.orgId, incident_id: p.incident.id, policy_id: p.policyId, alert_id: p.alertId, policy: JSON.stringify(p.policy),
       assignee_id: p.assigneeId, status: 'active', repeat: 0, step: 0, started_at: at, stopped_at: null, stop_reason: null,
     };
     if (!(await repo.insertEscalation(db, row))) return null;
     await note(db, row, 'escalation_started', actor, { escalationId: row.id, policyId: p.policyId, policyName: p.policy.name, ...data }, at);
-    await stepJob(db, row, 0, 1, 0);
+    await stepJob(db, row, 0, 1, delayMs);
     return row;
   }
 
@@ -249,12 +249,14 @@ export function escalationsService(deps: {
      * Starts a policy for a triggered incident, in the caller's transaction (a workflow's run). Says why not
      * otherwise: no such policy, the incident is not triggered, or it is escalating already.
      */
-    async start(db: Kysely<DB>, p: { incident: IncidentRow; policyId: string; alertId: string }, at: number): Promise<{ started: boolean; detail: string }> {
+    /** `delayMs`: the first step waits this long (a workflow's group wait), collecting alerts into the incident before it pages. */
+    async start(db: Kysely<DB>, p: { incident: IncidentRow; policyId: string; alertId: string; delayMs?: number }, at: number): Promise<{ started: boolean; detail: string }> {
       const policy = await repo.policy(db, p.incident.org_id, p.policyId);
       if (!policy) return { started: false, detail: `escalation policy ${p.policyId} no longer exists` };
       if (p.incident.status !== 'triggered') return { started: false, detail: `the incident is ${p.incident.status}` };
       const snapshot: PolicySnapshot = { name: policy.name, steps: store.readJson<Step[]>(policy.steps), repeat: Number(policy.repeat) };
-      const e = await begin(db, { orgId: p.incident.org_id, incident: p.incident, policyId: policy.id, alertId: p.alertId, policy: snapshot, assigneeId: null }, SYSTEM, at, {});
+      const e = await begin(db, { orgId: p.incident.org_id, incident: p.incident, policyId: policy.id, alertId: p.alertId, policy: snapshot, assigneeId: null }, SYSTEM, at,
+        p.delayMs ? { groupWaitSeconds: p.delayMs / 1000 } : {}, p.delayMs ?? 0);
       return e ? { started: true, detail: `escalation ${e.id} (${policy.name})` } : { started: false, detail: 'the incident is escalating already' };
     },
 

@@ -12,6 +12,8 @@ import type { Notification } from './notifications-schemas.ts';
 
 /** One notification per alert, workflow and action, however often the job that sends it runs. */
 export const idempotencyKey = (alertId: string, workflowId: string, actionIndex: number): string => `${alertId}:${workflowId}:${actionIndex}`;
+/** A workflow action's page for an incident: the same for every alert that joins it, so the database lets one through. */
+export const incidentKey = (incidentId: string, workflowId: string, actionIndex: number): string => `incident:${incidentId}:${workflowId}:${actionIndex}`;
 
 /** `X-AlertFlow-Signature`: `sha256=` + hex HMAC-SHA256 of the exact body bytes, keyed with the action's secret. */
 export const signature = (body: string | Buffer, secret: string): string =>
@@ -93,12 +95,23 @@ export const oneLine = (s: string, max: number): string => {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
+/**
+ * How many more alerts the page's incident holds besides its own, as every channel says it (`+499 alerts`): a storm
+ * grouped into one incident pages once, and the pages that follow tell how big it grew. Null for one alert.
+ */
+export function moreAlerts(incident: Pick<Incident, 'alertCount'> | null): string | null {
+  if (!incident || incident.alertCount <= 1) return null;
+  const n = incident.alertCount - 1;
+  return `+${n} alert${n === 1 ? '' : 's'}`;
+}
+
 const STATUS_PREFIX: Record<string, string> = { resolved: '[RESOLVED] ', acknowledged: '[ACKNOWLEDGED] ' };
 
 /** `[CRITICAL] title` (with `[RESOLVED] ` / `[ACKNOWLEDGED] ` before it), or the action's own subject. */
-export function emailSubject(alert: Alert, subject?: string): string {
+export function emailSubject(alert: Alert, subject?: string, incident: Pick<Incident, 'alertCount'> | null = null): string {
   if (subject !== undefined && subject.trim() !== '') return oneLine(subject, 250);
-  return oneLine(`${STATUS_PREFIX[alert.status] ?? ''}[${alert.severity.toUpperCase()}] ${alert.title}`, 250);
+  const more = moreAlerts(incident);
+  return oneLine(`${STATUS_PREFIX[alert.status] ?? ''}[${alert.severity.toUpperCase()}] ${alert.title}${more ? ` (${more})` : ''}`, 250);
 }
 
 const isLink = (v: string): boolean => /^https?:\/\/[^\s]+$/i.test(v);
@@ -119,7 +132,7 @@ function facts(ctx: MessageContext): Array<[string, string]> {
   const { alert, incident } = ctx;
   const rows: Array<[string, string]> = [['Severity', alert.severity], ['Status', alert.status]];
   if (alert.source) rows.push(['Source', alert.source]);
-  if (incident) rows.push(['Incident', `#${incident.number} ${incident.title} (${incident.status})`]);
+  if (incident) rows.push(['Incident', `#${incident.number} ${incident.title} (${incident.status})${moreAlerts(incident) ? `, ${moreAlerts(incident)}` : ''}`]);
   rows.push(['First seen', alert.createdAt], ['Last seen', alert.lastSeenAt], ['Occurrences', String(alert.occurrences)]);
   return rows;
 }

@@ -11,7 +11,7 @@ import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AlertsService } from '../alerts/alerts-service.ts';
-import { alertUrl, errorLine, idempotencyKey, toNotification, type Outcome } from './notifications-fns.ts';
+import { alertUrl, incidentKey, errorLine, idempotencyKey, toNotification, type Outcome } from './notifications-fns.ts';
 import { PermanentFailure, type ChannelDeps, type Message } from './channels/channel.ts';
 import { CHANNEL_TYPES, CHANNELS, channelOf, isChannelType, type ChannelType } from './channels/registry.ts';
 import { catalogueFields } from './channels/target-fns.ts';
@@ -62,7 +62,11 @@ export const SMTP_TIMEOUT_MS = 45_000;
 
 /** Where a notification comes from; its idempotency key follows from it (one notification per source, step and recipient). */
 export type NotificationOrigin =
-  | { source?: 'workflow'; workflowId: string; actionIndex: number; /** One of several recipients of the action (an email's addresses). */ recipient?: string }
+  | {
+    source?: 'workflow'; workflowId: string; actionIndex: number; /** One of several recipients of the action (an email's addresses). */ recipient?: string;
+    /** Once per incident, not per alert: the action comes after the workflow's create_incident (docs/paging.md, "One page per storm"). */
+    perIncident?: boolean;
+  }
   | { source: 'escalation'; escalationId: string; step: number; recipientId: string | null; key: string };
 
 export type PrepareInput = {
@@ -259,7 +263,7 @@ export function notificationsService(deps: NotificationsDeps) {
       const escalation = input.source === 'escalation';
       const key = escalation
         ? input.key
-        : `${idempotencyKey(input.alertId, input.workflowId, input.actionIndex)}${input.recipient === undefined ? '' : `:${input.recipient.toLowerCase()}`}`;
+        : `${input.perIncident && input.incidentId !== null ? incidentKey(input.incidentId, input.workflowId, input.actionIndex) : idempotencyKey(input.alertId, input.workflowId, input.actionIndex)}${input.recipient === undefined ? '' : `:${input.recipient.toLowerCase()}`}`;
       return insert(db, {
         ...blank(input.orgId, input.channel, input.target, key, clock.now()),
         alert_id: input.alertId,

@@ -48,7 +48,8 @@ export function checkActions(input: readonly WorkflowActionInput[], allow: Allow
         errors.push(...templateErrors(title, `${at}/title`));
         const escalationPolicyId = a.escalationPolicyId ?? null;
         if (escalationPolicyId !== null) references.push({ kind: 'escalation_policy', id: escalationPolicyId, path: `${at}/escalationPolicyId` });
-        actions.push({ type: 'create_incident', groupBy, title, ...(escalationPolicyId !== null && { escalationPolicyId }) });
+        const groupWaitSeconds = a.groupWaitSeconds ?? 0;
+        actions.push({ type: 'create_incident', groupBy, title, ...(escalationPolicyId !== null && { escalationPolicyId }), ...(groupWaitSeconds > 0 && { groupWaitSeconds }) });
         incident = true;
         break;
       }

@@ -91,7 +91,8 @@ const actionIn = {
     groupBy: Type.Optional(Type.Array(FieldPath, { maxItems: 5, description: 'Fields whose values group alerts into one open incident of this workflow (0–5; none: one open incident for the whole workflow).' })),
     title: Type.Optional(Template(`Incident title for a new incident, default \`{{alert.title}}\`. ${TEMPLATE_ABOUT}`)),
     escalationPolicyId: Type.Optional(Nullable(Id('An escalation policy of this organization: a newly opened incident starts escalating with it.'))),
-  }, 'Joins the open incident of this workflow with the same group values, else opens one; the alert gets its incidentId.'),
+    groupWaitSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 3600, description: 'How long a newly opened incident holds its first pages (the escalation\'s first step and the notify, email and webhook actions after this one) to collect a storm, as Alertmanager\'s `group_wait`; default 0. Whatever the wait, those actions page each person or target once per incident, not once per alert.' })),
+  }, 'Joins the open incident of this workflow with the same group values, else opens one; the alert gets its incidentId. The actions after it page once per incident (docs/paging.md, "One page per storm").'),
   assign: obj({
     type: kind('assign'),
     scheduleId: Type.Optional(Nullable(Id('The incident goes to this schedule\'s current on-call.'))),
@@ -119,7 +120,10 @@ const actionIn = {
 
 /** Response forms: every field present, the webhook secret masked. */
 const actionOut = {
-  create_incident: obj({ type: kind('create_incident'), groupBy: Type.Array(Type.String()), title: Type.String(), escalationPolicyId: Type.Optional(Nullable(Type.String())) }),
+  create_incident: obj({
+    type: kind('create_incident'), groupBy: Type.Array(Type.String()), title: Type.String(), escalationPolicyId: Type.Optional(Nullable(Type.String())),
+    groupWaitSeconds: Type.Optional(Type.Integer()),
+  }),
   assign: obj({ type: kind('assign'), scheduleId: Nullable(Type.String()), userId: Nullable(Type.String()) }),
   email: obj({ type: kind('email'), to: Type.Array(Type.String()), toOnCall: Nullable(Type.String()), subject: Type.String({ description: 'Empty: the default subject.' }) }),
   webhook: obj({ type: kind('webhook'), url: Type.String(), secret: StringEnum([MASKED_SECRET] as const) }),
@@ -144,7 +148,7 @@ export const ActionInput = Type.Unsafe<WorkflowActionInput>({
 });
 
 /** An action as stored (what the runner reads): defaults filled in, the webhook secret in clear. */
-export type CreateIncidentAction = { type: 'create_incident'; groupBy: string[]; title: string; escalationPolicyId?: string | null };
+export type CreateIncidentAction = { type: 'create_incident'; groupBy: string[]; title: string; escalationPolicyId?: string | null; groupWaitSeconds?: number };
 export type AssignAction = { type: 'assign'; scheduleId: string | null; userId: string | null };
 export type EmailAction = { type: 'email'; to: string[]; toOnCall: string | null; subject: string };
 export type WebhookAction = { type: 'webhook'; url: string; secret: string };

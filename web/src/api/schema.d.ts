@@ -13248,6 +13248,7 @@ export interface paths {
                                     groupBy: string[];
                                     title: string;
                                     escalationPolicyId?: string | null;
+                                    groupWaitSeconds?: number;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -13597,6 +13598,8 @@ export interface paths {
                             title?: string;
                             /** @description An escalation policy of this organization: a newly opened incident starts escalating with it. */
                             escalationPolicyId?: string | null;
+                            /** @description How long a newly opened incident holds its first pages (the escalation's first step and the notify, email and webhook actions after this one) to collect a storm, as Alertmanager's `group_wait`; default 0. Whatever the wait, those actions page each person or target once per incident, not once per alert. */
+                            groupWaitSeconds?: number;
                         } | {
                             /** @enum {string} */
                             type: "assign";
@@ -13792,6 +13795,7 @@ export interface paths {
                                     groupBy: string[];
                                     title: string;
                                     escalationPolicyId?: string | null;
+                                    groupWaitSeconds?: number;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -14182,6 +14186,7 @@ export interface paths {
                                     groupBy: string[];
                                     title: string;
                                     escalationPolicyId?: string | null;
+                                    groupWaitSeconds?: number;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -14525,6 +14530,8 @@ export interface paths {
                             title?: string;
                             /** @description An escalation policy of this organization: a newly opened incident starts escalating with it. */
                             escalationPolicyId?: string | null;
+                            /** @description How long a newly opened incident holds its first pages (the escalation's first step and the notify, email and webhook actions after this one) to collect a storm, as Alertmanager's `group_wait`; default 0. Whatever the wait, those actions page each person or target once per incident, not once per alert. */
+                            groupWaitSeconds?: number;
                         } | {
                             /** @enum {string} */
                             type: "assign";
@@ -14720,6 +14727,7 @@ export interface paths {
                                     groupBy: string[];
                                     title: string;
                                     escalationPolicyId?: string | null;
+                                    groupWaitSeconds?: number;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -15290,6 +15298,8 @@ export interface paths {
                             title?: string;
                             /** @description An escalation policy of this organization: a newly opened incident starts escalating with it. */
                             escalationPolicyId?: string | null;
+                            /** @description How long a newly opened incident holds its first pages (the escalation's first step and the notify, email and webhook actions after this one) to collect a storm, as Alertmanager's `group_wait`; default 0. Whatever the wait, those actions page each person or target once per incident, not once per alert. */
+                            groupWaitSeconds?: number;
                         } | {
                             /** @enum {string} */
                             type: "assign";
@@ -15485,6 +15495,7 @@ export interface paths {
                                     groupBy: string[];
                                     title: string;
                                     escalationPolicyId?: string | null;
+                                    groupWaitSeconds?: number;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -15875,6 +15886,7 @@ export interface paths {
                                     groupBy: string[];
                                     title: string;
                                     escalationPolicyId?: string | null;
+                                    groupWaitSeconds?: number;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -16269,6 +16281,7 @@ export interface paths {
                                     groupBy: string[];
                                     title: string;
                                     escalationPolicyId?: string | null;
+                                    groupWaitSeconds?: number;
                                 } | {
                                     /** @enum {string} */
                                     type: "assign";
@@ -16652,6 +16665,8 @@ export interface paths {
                             title?: string;
                             /** @description An escalation policy of this organization: a newly opened incident starts escalating with it. */
                             escalationPolicyId?: string | null;
+                            /** @description How long a newly opened incident holds its first pages (the escalation's first step and the notify, email and webhook actions after this one) to collect a storm, as Alertmanager's `group_wait`; default 0. Whatever the wait, those actions page each person or target once per incident, not once per alert. */
+                            groupWaitSeconds?: number;
                         } | {
                             /** @enum {string} */
                             type: "assign";

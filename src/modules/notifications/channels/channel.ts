@@ -4,7 +4,7 @@ import { checkOutboundUrl, guardedPost, OutboundRefusedError, type AllowList } f
 import { errorSummary } from '../../../lib/logger.ts';
 import type { Alert } from '../../alerts/alerts-schemas.ts';
 import type { Incident } from '../../incidents/incidents-schemas.ts';
-import { httpOutcome, type Outcome } from '../notifications-fns.ts';
+import { httpOutcome, moreAlerts, type Outcome } from '../notifications-fns.ts';
 
 /**
  * The contract of a notification channel. A channel is one file in this folder and one line in registry.ts,
@@ -217,7 +217,7 @@ export function pageParts(message: Message): MessageParts {
   links.push(['Alert', message.alertUrl]);
   for (const [k, v] of sortedEntries(alert.annotations)) if (isLink(v)) links.push([k, v]);
   return {
-    title: incident ? `#${incident.number} ${alert.title}` : alert.title,
+    title: incident ? `#${incident.number} ${alert.title}${moreAlerts(incident) ? ` (${moreAlerts(incident)})` : ''}` : alert.title,
     severity: alert.severity,
     status: alert.status,
     description: alert.description?.trim() ?? '',

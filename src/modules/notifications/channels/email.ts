@@ -49,7 +49,7 @@ export function emailOf(message: Message, baseUrl: string): Omit<MailMessage, 'f
   }
   const ctx = messageContext(message);
   return {
-    subject: emailSubject(message.alert, message.subject),
+    subject: emailSubject(message.alert, message.subject, message.incident),
     text: emailText(ctx),
     html: emailHtml(ctx),
     ...ids,

@@ -36,6 +36,9 @@ function FieldControl({ field, action, onChange, error, path, choices, channels 
     case 'text':
     case 'secret':
       return <TextField {...common} type={field.kind === 'secret' ? 'password' : 'text'} autoComplete="off" value={typeof v === 'string' ? v : ''} onChange={(e) => set(e.target.value)} />;
+    case 'seconds':
+      return <TextField {...common} type="number" min={0} inputMode="numeric" value={typeof v === 'number' ? String(v) : ''}
+        onChange={(e) => set(e.target.value === '' ? 0 : Number(e.target.value))} />;
     case 'list':
       return <ParsedInput {...common} value={Array.isArray(v) ? (v as string[]) : []} {...listText} onChange={set} />;
     case 'labels':

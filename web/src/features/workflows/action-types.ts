@@ -11,7 +11,7 @@ export type ChoiceSource = 'schedules' | 'users' | 'severities' | 'policies';
 export interface ActionField {
   name: string;
   label: string;
-  kind: 'text' | 'secret' | 'list' | 'labels' | 'choice' | 'channel' | 'target';
+  kind: 'text' | 'secret' | 'seconds' | 'list' | 'labels' | 'choice' | 'channel' | 'target';
   choices?: ChoiceSource;
   hint?: string;
 }
@@ -36,8 +36,9 @@ export const ACTION_TYPES: Record<string, ActionType> = {
       { name: 'groupBy', label: 'Group by', kind: 'list', hint: 'Fields, comma-separated (e.g. labels.service); none: one open incident for the workflow.' },
       { name: 'title', label: 'Incident title', kind: 'text', hint: `Default {{alert.title}}. ${TEMPLATES}` },
       { name: 'escalationPolicyId', label: 'Escalate a new incident with', kind: 'choice', choices: 'policies', hint: 'Optional: an escalation policy started when this action opens the incident.' },
+      { name: 'groupWaitSeconds', label: 'Group wait (seconds)', kind: 'seconds', hint: 'Hold the first page of a new incident this long to collect a storm into it (0: page at once). Every person or target is paged once per incident.' },
     ],
-    blank: () => ({ type: 'create_incident', groupBy: [], title: '{{alert.title}}' }),
+    blank: () => ({ type: 'create_incident', groupBy: [], title: '{{alert.title}}', groupWaitSeconds: 0 }),
   },
   assign: {
     label: 'Assign the incident',
