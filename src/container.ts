@@ -19,7 +19,7 @@ import { importsService } from './modules/imports/imports-service.ts';
 import { IMPORT_SOURCES } from './modules/imports/sources/registry.ts';
 import { heartbeatsService } from './modules/heartbeats/heartbeats-service.ts';
 import { incidentsRepo } from './modules/incidents/incidents-repo.ts';
-import { incidentsService } from './modules/incidents/incidents-service.ts';
+import { incidentsService, type IncidentTimer } from './modules/incidents/incidents-service.ts';
 import { liveRepo } from './modules/live/live-repo.ts';
 import { liveFeed } from './modules/live/live-feed.ts';
 import { liveService } from './modules/live/live-service.ts';
@@ -81,6 +81,9 @@ const LIVE_RETENTION_MS = 3_600_000;
 const LIVE_PRUNE_EVERY_MS = 300_000;
 /** The event stream's pace: heartbeat, credential re-check, and how much unread output a client may leave. */
 const LIVE_STREAM_TIMING = { heartbeatMs: 15_000, recheckMs: 2_000, maxBufferBytes: 1024 * 1024 };
+
+/** A snooze's end is retried like an escalation step: it must not be lost to a passing store error. */
+const INCIDENT_TIMER_RETRY = { limit: 10, delaySeconds: 2 };
 
 /** Failed sign-ins are counted over 15 minutes. */
 const SIGN_IN_WINDOW_SECONDS = 900;
@@ -148,7 +151,11 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     escalation: {
       incidentAnswered: (...args) => escalations.incidentAnswered(...args),
       incidentReassigned: (...args) => escalations.incidentReassigned(...args),
+      incidentRetriggered: (...args) => escalations.incidentRetriggered(...args),
     },
+    // A snooze's end is a queued job (the queue is made further down).
+    timers: (db, timer, delayMs) => queue.send<IncidentTimer>(db, 'incident-timers', timer, INCIDENT_TIMER_RETRY, { delayMs, group: timer.orgId }),
+    minuteMs: config.escalationMinuteMs,
   });
   const users = usersService({
     store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
@@ -238,6 +245,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), fair);
     await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), fair);
     await queue.work<EscalationJob>('escalations', (job) => escalations.handleJob(job.data));
+    await queue.work<IncidentTimer>('incident-timers', (job) => incidents.handleTimer(job.data));
     relay.start();
   }
 

@@ -227,6 +227,8 @@ export interface DB {
     resolved_at: number | null;
     created_at: number;
     updated_at: number;
+    /** While snoozed: when it triggers again (migration 0027). */
+    snoozed_until: number | null;
   };
   incident_events: {
     id: string;
@@ -285,8 +287,10 @@ export interface DB {
     policy: string;
     /** After a reassignment: the new assignee, paged in step 1 besides its targets. */
     assignee_id: string | null;
-    /** active, stopped or done. */
+    /** active, stopped or done; a responder request: responding, then stopped. */
     status: string;
+    /** policy (the incident's escalation, at most one active) or responder (a page now, beside it); migration 0027. */
+    kind: string;
     repeat: number;
     step: number;
     started_at: number;

@@ -155,7 +155,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     usersRoutes(api, c);
     auditRoutes(api, c.audit);
     workflowsRoutes(api, c.workflows);
-    incidentsRoutes(api, c.incidents);
+    incidentsRoutes(api, c.incidents, c.escalations);
     heartbeatsRoutes(api, c.heartbeats);
     contactsRoutes(api, c.contacts);
     liveRoutes(api, { live: c.live, apiKeys: c.apiKeys, auth: c.auth, timing: c.liveTiming });

@@ -59,7 +59,7 @@ for (const kind of STORE_KINDS) {
       const { alerts, timeline, ...incident } = d;
       assert.deepEqual(incident, {
         id: incidentId, number: 1, title: 'checkout: Checkout 5xx', severity: 'high', status: 'triggered', assigneeId: null,
-        alertCount: 1, clientId: null, workflowId: wf.id, groupKey: 'labels.service=checkout', acknowledgedAt: null, resolvedAt: null,
+        alertCount: 1, clientId: null, workflowId: wf.id, groupKey: 'labels.service=checkout', acknowledgedAt: null, resolvedAt: null, snoozedUntil: null,
         createdAt: iso(h.clock.now()), updatedAt: iso(h.clock.now()),
       });
       assert.deepEqual(alerts.map((a: Rec) => a.id), [alertId]);

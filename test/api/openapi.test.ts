@@ -42,6 +42,7 @@ describe('served OpenAPI document', () => {
       'get /schedules/current-oncall', 'get /schedules/{id}/shifts', 'get /schedules/{id}/calendar.ics',
       'post /schedules/preview', 'post /suppression/preview',
       'get /incidents', 'get /incidents/{id}', 'put /incidents/{id}', 'patch /incidents/{id}', 'post /incidents/{id}/notes',
+      'post /incidents/{id}/escalate', 'post /incidents/{id}/responders', 'post /incidents/{id}/snooze',
       'get /heartbeats', 'post /heartbeats', 'get /heartbeats/{id}', 'put /heartbeats/{id}', 'patch /heartbeats/{id}', 'delete /heartbeats/{id}',
       'post /heartbeats/{id}/rotate-token',
       'get /users/me/contact-methods', 'post /users/me/contact-methods', 'get /users/me/contact-methods/{id}', 'put /users/me/contact-methods/{id}',

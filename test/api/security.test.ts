@@ -49,6 +49,9 @@ function validBody(op: Op): unknown {
   if (op.template.startsWith('/escalation-policies')) return { name: 'renamed', steps: [{ delayMinutes: 5, targets: [{ type: 'channel', channel: 'email', target: { to: 'ops@acme.test' } }] }] };
   if (op.template === '/incidents/{id}') return { status: 'acknowledged' };
   if (op.template === '/incidents/{id}/notes') return { text: 'a note' };
+  if (op.template === '/incidents/{id}/escalate') return undefined;
+  if (op.template === '/incidents/{id}/responders') return { userId: 'usr_x' };
+  if (op.template === '/incidents/{id}/snooze') return { minutes: 30 };
   if (op.template === '/users') return { email: 'new@acme.test', name: 'New', role: 'member' };
   if (op.template === '/users/me' || op.template === '/users/{id}') return { name: 'renamed' };
   if (op.template === '/users/me/password') return { currentPassword: 'x', newPassword: 'a new long password' };

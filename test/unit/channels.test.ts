@@ -25,7 +25,7 @@ const page = (alert: Alert): PageMessage => ({
   alert,
   incident: {
     id: 'inc_1', number: 7, title: 'Storage', severity: 'critical', status: 'triggered', assigneeId: null, alertCount: 1, clientId: null,
-    workflowId: 'wf', groupKey: '', acknowledgedAt: null, resolvedAt: null, createdAt: '2026-11-21T10:00:00.000Z', updatedAt: '2026-11-21T10:00:00.000Z',
+    workflowId: 'wf', groupKey: '', acknowledgedAt: null, resolvedAt: null, snoozedUntil: null, createdAt: '2026-11-21T10:00:00.000Z', updatedAt: '2026-11-21T10:00:00.000Z',
   },
   alertUrl: 'https://alertflow.example.com/alerts/alt_1', acknowledgeUrl: ACK, resolveUrl: RESOLVE, deliveryId: 'ntf_1', event: 'escalation.step', sentAt: Date.UTC(2026, 10, 21),
 });

@@ -34,7 +34,7 @@ const ctx: MessageContext = {
   alert,
   incident: {
     id: 'inc_1', number: 7, title: 'Storage trouble', severity: 'critical', status: 'triggered', assigneeId: null, alertCount: 2,
-    clientId: null, workflowId: 'wf_1', groupKey: '["db1"]', acknowledgedAt: null, resolvedAt: null,
+    clientId: null, workflowId: 'wf_1', groupKey: '["db1"]', acknowledgedAt: null, resolvedAt: null, snoozedUntil: null,
     createdAt: '2026-11-21T10:00:00.000Z', updatedAt: '2026-11-21T10:00:00.000Z',
   },
   workflow: { id: 'wf_1', name: 'Page the DBAs' },

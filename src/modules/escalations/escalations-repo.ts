@@ -33,6 +33,19 @@ export function escalationsRepo() {
         .onConflict((oc) => oc.column('incident_id').where('status', '=', sql.lit('active')).doNothing())
         .returning('id').executeTakeFirst()) !== undefined,
     escalation: (db: Kysely<DB>, id: string) => db.selectFrom('escalations').selectAll().where('id', '=', id).executeTakeFirst(),
+    /** The incident's escalation under way, if any. */
+    active: (db: Kysely<DB>, orgId: string, incidentId: string) =>
+      db.selectFrom('escalations').selectAll().where('org_id', '=', orgId).where('incident_id', '=', incidentId).where('status', '=', 'active').executeTakeFirst(),
+    /** The incident's newest escalation by a policy (not a responder request), whatever its state. */
+    latestPolicyRun: (db: Kysely<DB>, orgId: string, incidentId: string) =>
+      db.selectFrom('escalations').selectAll().where('org_id', '=', orgId).where('incident_id', '=', incidentId).where('kind', '=', 'policy')
+        .orderBy('started_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst(),
+    /** A responder request: never `active`, so it stands beside the incident's escalation. */
+    insertResponder: (db: Kysely<DB>, row: EscalationRow) => db.insertInto('escalations').values(row).execute(),
+    /** Ends the incident's responder requests still paging (their later contact steps are then skipped). */
+    stopResponders: (db: Kysely<DB>, orgId: string, incidentId: string, reason: string, at: number) =>
+      db.updateTable('escalations').set({ status: 'stopped', stopped_at: at, stop_reason: reason })
+        .where('org_id', '=', orgId).where('incident_id', '=', incidentId).where('status', '=', 'responding').returning('id').execute(),
     /** Stops the incident's active escalation, if any: a conditional update, so a step job that has not claimed yet finds it stopped. */
     stop: (db: Kysely<DB>, orgId: string, incidentId: string, reason: string, at: number) =>
       db.updateTable('escalations').set({ status: 'stopped', stopped_at: at, stop_reason: reason })

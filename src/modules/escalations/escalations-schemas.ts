@@ -68,3 +68,10 @@ export const UpdatePolicyBody = UpdateBody(editable);
 export type UpdatePolicyBody = Static<typeof UpdatePolicyBody>;
 export const PolicyList = listOf(EscalationPolicy);
 export const PolicyListQuery = Type.Object(PageQuery);
+
+/** Who to page now about an incident: a member, or an escalation policy. */
+export const ResponderBody = Type.Union([
+  Type.Object({ userId: Type.String({ minLength: 1, maxLength: 200, description: 'A member, paged now by their contact methods (by email at their account address when they have none).' }) }, { additionalProperties: false }),
+  Type.Object({ policyId: Type.String({ minLength: 1, maxLength: 200, description: 'An escalation policy: the incident escalates with it when triggered and not escalating; otherwise its first step pages once, now.' }) }, { additionalProperties: false }),
+]);
+export type ResponderBody = Static<typeof ResponderBody>;

@@ -19,6 +19,7 @@ import type { NotificationsService } from '../notifications/notifications-servic
 import type { SchedulesService } from '../schedules/schedules-service.ts';
 import { checkSteps, keepStepSecrets, LINK_TTL_MS, maskSteps, namesPolicy, nextStep, pageKey, signLink, stepTargets, type LinkAction, type PolicySnapshot } from './escalations-fns.ts';
 import type { EscalationRow, EscalationsRepo, PolicyRow } from './escalations-repo.ts';
+import { incidentPaging } from './incident-paging.ts';
 import type { CreatePolicyBody, EscalationPolicy, Step, Target, UpdatePolicyBody } from './escalations-schemas.ts';
 
 /** A job of the `escalations` queue: a step to fire, or a member's later contact step ("email after 3 minutes"). */
@@ -96,7 +97,7 @@ export function escalationsService(deps: {
   async function begin(db: Kysely<DB>, p: { orgId: string; incident: IncidentRow; policyId: string; alertId: string; policy: PolicySnapshot; assigneeId: string | null }, actor: Actor, at: number, data: Record<string, unknown>, delayMs = 0): Promise<EscalationRow | null> {
     const row: EscalationRow = {
       id: newId('esc'), org_id: p.orgId, incident_id: p.incident.id, policy_id: p.policyId, alert_id: p.alertId, policy: JSON.stringify(p.policy),
-      assignee_id: p.assigneeId, status: 'active', repeat: 0, step: 0, started_at: at, stopped_at: null, stop_reason: null,
+      assignee_id: p.assigneeId, status: 'active', kind: 'policy', repeat: 0, step: 0, started_at: at, stopped_at: null, stop_reason: null,
     };
     if (!(await repo.insertEscalation(db, row))) return null;
     await note(db, row, 'escalation_started', actor, { escalationId: row.id, policyId: p.policyId, policyName: p.policy.name, ...data }, at);
@@ -150,6 +151,8 @@ export function escalationsService(deps: {
    */
   async function live(db: Kysely<DB>, escalationId: string, at: number, opts: { afterLastStep?: boolean } = {}): Promise<EscalationRow | null> {
     const e = await repo.escalation(db, escalationId);
+    // A responder request pages while it is not answered (see incidentAnswered), the incident acknowledged or not.
+    if (e?.kind === 'responder') return e.status === 'responding' ? e : null;
     if (!e || !(e.status === 'active' || (opts.afterLastStep === true && e.status === 'done'))) return null;
     const incident = await incidents.get(db, e.org_id, e.incident_id);
     if (incident?.status === 'triggered') return e;
@@ -165,7 +168,7 @@ export function escalationsService(deps: {
    */
   async function fireStep(escalationId: string, repeat: number, step: number): Promise<void> {
     const before = await repo.escalation(store.db, escalationId);
-    if (!before || before.status !== 'active') return;
+    if (!before || (before.status !== 'active' && before.status !== 'responding')) return;
     const at = clock.now();
     const planned = await plan(before, step, at);
     await store.db.transaction().execute(async (db) => {
@@ -185,12 +188,17 @@ export function escalationsService(deps: {
       const next = nextStep(policy, repeat, step);
       await repo.fired(db, e.id, repeat, step, next === null, at);
       const delayMinutes = policy.steps[step - 1]?.delayMinutes ?? 0;
-      await note(db, e, 'escalation_step', SYSTEM, { escalationId: e.id, round: repeat + 1, step, paged, ...(next ? { nextStepInMinutes: delayMinutes } : { last: true }) }, at);
+      if (e.kind === 'responder') await note(db, e, 'responder_paged', SYSTEM, { escalationId: e.id, paged }, at);
+      else await note(db, e, 'escalation_step', SYSTEM, { escalationId: e.id, round: repeat + 1, step, paged, ...(next ? { nextStepInMinutes: delayMinutes } : { last: true }) }, at);
       if (next) await stepJob(db, e, next.repeat, next.step, delayMinutes * deps.minuteMs);
     });
   }
 
+  const working = incidentPaging({ store, repo, incidents, audit, clock, queue, begin, note, stepJob });
+
   return {
+    ...working,
+
     async list(orgId: string, q: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<EscalationPolicy>> {
       const limit = q.limit ?? 25;
       return paginate(cursors, `${orgId}:escalation-policies`, { limit, cursor: q.cursor },
@@ -265,6 +273,7 @@ export function escalationsService(deps: {
      * not yet sent (of any step, the last one's too) are cancelled.
      */
     async incidentAnswered(db: Kysely<DB>, incident: IncidentRow, status: string, actor: Actor, at: number): Promise<void> {
+      await repo.stopResponders(db, incident.org_id, incident.id, status, at);
       const stopped = await repo.stop(db, incident.org_id, incident.id, status, at);
       if (stopped) await note(db, stopped, 'escalation_stopped', actor, { escalationId: stopped.id, reason: status }, at);
       await deps.notifications.cancelPages(db, incident.org_id, { incidentId: incident.id }, `the incident was ${status}`);

@@ -26,6 +26,7 @@ export const toIncident = (r: IncidentRow): Incident => ({
   groupKey: r.group_key,
   acknowledgedAt: isoOrNull(r.acknowledged_at),
   resolvedAt: isoOrNull(r.resolved_at),
+  snoozedUntil: isoOrNull(r.snoozed_until),
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
 });

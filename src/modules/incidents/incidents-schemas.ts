@@ -21,6 +21,7 @@ export const Incident = Type.Object(
     groupKey: Type.String({ description: 'The values of the workflow\'s `groupBy` fields that alerts joining it share.' }),
     acknowledgedAt: Nullable(Timestamp),
     resolvedAt: Nullable(Timestamp),
+    snoozedUntil: Nullable({ ...Timestamp, description: 'While snoozed (acknowledged for a while): when it is triggered again and pages, unless answered before.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -31,7 +32,11 @@ export type Incident = Static<typeof Incident>;
 export const TIMELINE_TYPES = [
   'opened', 'alert_joined', 'status_changed', 'assigned', 'notification_sent', 'notification_failed',
   'escalation_started', 'escalation_step', 'escalation_stopped', 'note_added', 'severity_changed',
+  'escalated', 'responder_added', 'responder_paged', 'snoozed',
 ] as const;
+
+/** The longest snooze: a week. */
+export const MAX_SNOOZE_MINUTES = 10_080;
 
 export const MAX_NOTE_LENGTH = 5000;
 
@@ -44,7 +49,9 @@ export const TimelineEntry = Type.Object(
       description: 'By type: opened `{workflowId, groupKey}`; alert_joined `{alertId}`; status_changed `{from, to}`; assigned `{from, to, reason?, scheduleId?}`; '
         + 'notification_sent / notification_failed `{notificationId, source, channel, target, attempts, step?, recipientId?, error?}`; '
         + 'escalation_started `{escalationId, policyId, policyName, restartOf?, assigneeId?}`; escalation_step `{escalationId, round, step, paged: [{target, userId?, scheduleId?, channel?, via, note?}], nextStepInMinutes | last}`; '
-        + 'escalation_stopped `{escalationId, reason}`; note_added `{text}`; severity_changed `{from, to}`.',
+        + 'escalation_stopped `{escalationId, reason}`; note_added `{text}`; severity_changed `{from, to}`; escalated (escalate now) `{escalationId, policyName, step, round}`; '
+        + 'responder_added `{escalationId, userId}` or `{escalationId, policyId, policyName, started}`; responder_paged `{escalationId, paged}` (as escalation_step); snoozed `{minutes, until}`. '
+        + 'status_changed may carry `reason`: alerts_resolved, alerts_acknowledged, snoozed, snooze_ended.',
     }),
     createdAt: Timestamp,
   },
@@ -100,3 +107,9 @@ export const NoteBody = Type.Object(
   { additionalProperties: false },
 );
 export type NoteBody = Static<typeof NoteBody>;
+
+export const SnoozeBody = Type.Object(
+  { minutes: Type.Integer({ minimum: 1, maximum: MAX_SNOOZE_MINUTES, description: `How long, 1–${MAX_SNOOZE_MINUTES} minutes (a week).` }) },
+  { additionalProperties: false },
+);
+export type SnoozeBody = Static<typeof SnoozeBody>;

@@ -13,7 +13,7 @@ import { canMove, toIncident, worse } from './incidents-fns.ts';
 import { forIncident, type NotificationRow } from '../notifications/notifications-repo.ts';
 import type { IncidentEventRow, IncidentFilter, IncidentRow, IncidentsRepo } from './incidents-repo.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import type { Incident, IncidentListQuery, IncidentStatus, NoteBody, TimelineEntry, UpdateIncidentBody } from './incidents-schemas.ts';
+import type { Incident, IncidentListQuery, IncidentStatus, NoteBody, SnoozeBody, TimelineEntry, UpdateIncidentBody } from './incidents-schemas.ts';
 import { MAX_DETAIL_ITEMS, OPEN_INCIDENT_STATUSES, TIMELINE_TYPES } from './incidents-schemas.ts';
 
 type TimelineType = (typeof TIMELINE_TYPES)[number];
@@ -33,7 +33,19 @@ export interface IncidentAlertRef {
 export interface IncidentEscalation {
   incidentAnswered(db: Kysely<DB>, incident: IncidentRow, status: string, actor: Actor, at: number): Promise<void>;
   incidentReassigned(db: Kysely<DB>, incident: IncidentRow, userId: string | null, actor: Actor, at: number): Promise<void>;
+  incidentRetriggered(db: Kysely<DB>, incident: IncidentRow, actor: Actor, at: number, reason: string): Promise<void>;
 }
+
+/** A job of the `incident-timers` queue: the end of a snooze (`until` tells it from a later snooze of the same incident). */
+export interface IncidentTimer {
+  kind: 'snooze_end';
+  orgId: string;
+  incidentId: string;
+  until: number;
+}
+
+/** Queues a timer in the caller's transaction, due in `delayMs` (a job, so a restart keeps it). */
+export type ScheduleTimer = (db: Kysely<DB>, timer: IncidentTimer, delayMs: number) => Promise<void>;
 
 /**
  * The incident's own alerts, which joining and answering it change (the alert writer writes them). See
@@ -41,7 +53,12 @@ export interface IncidentEscalation {
  */
 export type IncidentAlerts = Pick<AlertWriter, 'transitionOfIncident' | 'attachIncident'>;
 
-export function incidentsService(deps: { store: Store; repo: IncidentsRepo; alerts: IncidentAlerts; audit: AuditService; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation }) {
+export function incidentsService(deps: {
+  store: Store; repo: IncidentsRepo; alerts: IncidentAlerts; audit: AuditService; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation;
+  timers: ScheduleTimer;
+  /** How long a snooze "minute" lasts: 60,000 ms except in tests (ESCALATION_MINUTE_MS, as for policies' delays). */
+  minuteMs: number;
+}) {
   const { store, repo, audit, clock, cursors } = deps;
 
   const toEntry = (r: IncidentEventRow): TimelineEntry => ({
@@ -83,11 +100,14 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; aler
       ...(to === 'acknowledged' && { acknowledged_at: incident.acknowledged_at ?? at }),
       ...(to === 'resolved' && { resolved_at: at }),
       ...(to === 'triggered' && { acknowledged_at: null }),
+      // Any move ends a snooze: its timer then finds the incident changed and does nothing.
+      snoozed_until: null,
     });
     await record(db, incident, 'status_changed', actor, { from: incident.status, to, ...data }, at);
     if (to === 'acknowledged') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, ['firing'], 'acknowledged', actor, at);
     if (to === 'resolved') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, OPEN_STATUSES, 'resolved', actor, at);
     if (to !== 'triggered') await deps.escalation?.incidentAnswered(db, updated as IncidentRow, to, actor, at);
+    else await deps.escalation?.incidentRetriggered(db, updated as IncidentRow, actor, at, typeof data.reason === 'string' ? data.reason : 'retriggered');
     return updated as IncidentRow;
   }
 
@@ -157,6 +177,36 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; aler
       return toIncident(row);
     },
 
+    /**
+     * Acknowledged for `minutes`, then triggered again (paging as a new trigger does) unless answered or moved by
+     * then. The end is a queued job, so a restart keeps it. Snoozing again replaces the end.
+     */
+    async snooze(orgId: string, actor: Actor, id: string, input: SnoozeBody): Promise<Incident> {
+      const at = clock.now();
+      const until = at + input.minutes * deps.minuteMs;
+      const row = await store.db.transaction().execute(async (trx) => {
+        let incident = await repo.get(trx, orgId, id);
+        if (!incident) throw notFound('Incident');
+        if (incident.status === 'resolved') throw conflict('A resolved incident cannot be snoozed');
+        incident = await setStatus(trx, incident, 'acknowledged', actor, at, { reason: 'snoozed' });
+        incident = (await repo.update(trx, orgId, id, { snoozed_until: until, updated_at: at })) as IncidentRow;
+        await record(trx, incident, 'snoozed', actor, { minutes: input.minutes, until: iso(until) }, at);
+        await audit.record(trx, { orgId, action: 'incident.snoozed', actor, target: { type: 'incident', id }, metadata: { minutes: input.minutes, until: iso(until) } });
+        await deps.timers(trx, { kind: 'snooze_end', orgId, incidentId: id, until }, until - at);
+        return incident;
+      });
+      return toIncident(row);
+    },
+
+    /** An `incident-timers` job: a snooze that is still the incident's last ends, and it is triggered again. */
+    async handleTimer(timer: IncidentTimer): Promise<void> {
+      await store.db.transaction().execute(async (trx) => {
+        const incident = await repo.get(trx, timer.orgId, timer.incidentId);
+        if (!incident || incident.status !== 'acknowledged' || Number(incident.snoozed_until) !== timer.until) return;
+        await setStatus(trx, incident, 'triggered', SYSTEM, clock.now(), { reason: 'snooze_ended' });
+      });
+    },
+
     /** A note on the timeline (plain text, shown as text), audited with its length, not its words. */
     async addNote(orgId: string, actor: Actor, id: string, input: NoteBody): Promise<TimelineEntry> {
       const at = clock.now();
@@ -189,7 +239,7 @@ export function incidentsService(deps: { store: Store; repo: IncidentsRepo; aler
         incident = {
           id: newId('inc'), org_id: p.alert.orgId, number: last + 1, workflow_id: p.workflowId, group_key: p.groupKey,
           title: p.title, severity: p.alert.severity, status: 'triggered', assignee_id: null, alert_count: 0,
-          client_id: p.alert.clientId, acknowledged_at: null, resolved_at: null, created_at: at, updated_at: at,
+          client_id: p.alert.clientId, acknowledged_at: null, resolved_at: null, created_at: at, updated_at: at, snoozed_until: null,
         };
         await repo.insert(db, incident);
         await repo.setCounter(db, p.alert.orgId, last + 1);
