@@ -67,6 +67,18 @@ eachStore('incidents and alerts, worked in a browser', { together: true }, (kind
         { delayMinutes: 10, targets: [{ type: 'user', id: memberId }] },
       ],
     })).data;
+    // A slow policy for the web team: nothing pages on its own during the test but what is asked for.
+    const slow = (await asBrowser('POST', '/escalation-policies', {
+      name: 'Web', steps: [
+        { delayMinutes: 600, targets: [{ type: 'user', id: ownerId }] },
+        { delayMinutes: 600, targets: [{ type: 'user', id: memberId }] },
+      ],
+    })).data;
+    await asBrowser('POST', '/workflows', {
+      name: 'Page the web team', trigger: 'alert.created', enabled: true,
+      conditions: { field: 'labels.team', op: 'eq', value: 'web' },
+      actions: [{ type: 'create_incident', groupBy: ['labels.service'], title: '{{alert.title}}', escalationPolicyId: slow.id }],
+    });
     await asBrowser('POST', '/workflows', {
       name: 'Page the database team', trigger: 'alert.created', enabled: true,
       conditions: { field: 'labels.team', op: 'eq', value: 'db' },
@@ -141,6 +153,44 @@ eachStore('incidents and alerts, worked in a browser', { together: true }, (kind
     await app.page.getByRole('link', { name: /Primary database refuses connections/ }).waitFor();
     await app.page.getByText('1 incident', { exact: true }).waitFor();
     await everyView(app.page, 'list-mine');
+  });
+
+  it('escalate now from the card, a responder and a snooze from the page: each pages as asked and says so', async () => {
+    const alertId = await ingestAt(ingestUrl, { title: 'Checkout returns 502', severity: 'critical', labels: { team: 'web', service: 'checkout' } });
+    const incidentId = await eventually('the incident', async () => (await asBrowser('GET', `/alerts/${alertId}`)).data.incidentId ?? undefined) as string;
+    const timeline = async () => (await asBrowser('GET', `/incidents/${incidentId}`)).data.timeline as Array<{ type: string; data: Record<string, unknown> }>;
+    await eventually('step 1', async () => ((await timeline()).some((e) => e.type === 'escalation_step') ? true : undefined));
+
+    await app.page.setViewportSize({ width: 390, height: 844 });
+    await app.page.goto(`${app.base}/incidents`);
+    const card = app.page.getByRole('listitem').filter({ hasText: 'Checkout returns 502' });
+    await card.getByRole('button', { name: /^Acknowledge #/ }).waitFor();
+    await card.getByText('More', { exact: true }).click();
+    await assertAccessible(app.page, 'incident card, more actions (390 px)');
+    await screenshot(app.page, `${kind}-incidents-card-more-390`);
+    await card.getByRole('button', { name: 'Escalate now' }).click();
+    const step2 = await eventually('step 2 at once', async () => (await timeline()).find((e) => e.type === 'escalation_step' && e.data.step === 2));
+    assert.deepEqual((step2.data.paged as Array<{ userId: string }>).map((x) => x.userId), [memberId]);
+    await app.page.setViewportSize({ width: 1280, height: 800 });
+
+    await app.page.getByRole('link', { name: /Checkout returns 502/ }).click();
+    const page = app.page.locator('.timeline');
+    await page.getByText(`Escalated now: step 2 of “Web” pages at once`).waitFor();
+    await app.page.getByLabel('Add a responder').selectOption({ label: `${MEMBER.name} (${MEMBER.email})` });
+    await app.page.getByRole('button', { name: 'Page now' }).click();
+    await page.getByText(`Asked ${MEMBER.name} to respond: paging them now`).waitFor();
+    await page.getByText(`Responder request paged ${MEMBER.name} (email ${MEMBER.email})`).waitFor();
+
+    await app.page.getByLabel('Snooze for').selectOption({ label: '15 minutes' });
+    await app.page.getByRole('button', { name: 'Snooze', exact: true }).click();
+    await app.page.getByText(/^Snoozed until /).waitFor();
+    await page.getByText(/^Snoozed for 15 minutes, until .+: it is triggered and pages again then, unless answered$/).waitFor();
+    await everyView(app.page, 'incident-snoozed');
+    // 15 policy minutes later (7.5 s here) it is triggered again and its escalation starts again.
+    await page.getByText('Status changed from acknowledged to triggered: the snooze ended').waitFor({ timeout: 30_000 });
+    await page.getByText('Escalation started again from step 1 of “Web”: the incident was triggered again').waitFor();
+    assert.equal(await app.page.getByText(/^Snoozed until /).count(), 0);
+    assert.deepEqual(app.errors, []);
   });
 
   it('alerts at 390 px: cards with clamped titles and a thumb-sized action, filters folded, the page kept in the address', async () => {

@@ -8,7 +8,7 @@ import { formatAge, formatTime, plural } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useIncident, useUpdateIncident } from './incidents-api';
-import { AssignForm, NoteForm, SeverityForm } from './incident-work';
+import { AssignForm, EscalateNow, NoteForm, ResponderForm, SeverityForm, SnoozeForm } from './incident-work';
 import { Timeline } from './timeline';
 
 function Detail({ incident }: { incident: Incident }) {
@@ -35,13 +35,17 @@ function Detail({ incident }: { incident: Incident }) {
         <span>{plural(incident.alertCount, 'alert')}</span>
         <span>Opened <time dateTime={incident.createdAt} title={formatTime(incident.createdAt)}>{formatAge(incident.createdAt)}</time></span>
         <span>Assignee: {incident.assigneeId ? actorText({ type: 'user', id: incident.assigneeId }) : 'nobody'}</span>
+        {incident.snoozedUntil && <span className="badge snoozed">Snoozed until {formatTime(incident.snoozedUntil)}</span>}
       </p>
       {canWrite && open && (
         <section className="panel work" aria-labelledby="work-heading">
           <h2 id="work-heading">Work the incident</h2>
           <div className="work-forms">
             <AssignForm key={`a${incident.assigneeId ?? ''}`} incident={incident} />
+            <ResponderForm incident={incident} />
+            <SnoozeForm incident={incident} />
             <SeverityForm key={`s${incident.severity}`} incident={incident} />
+            {incident.status === 'triggered' && <EscalateNow incident={incident} />}
           </div>
         </section>
       )}
@@ -65,7 +69,7 @@ function Detail({ incident }: { incident: Incident }) {
               {incident.alerts.map((a) => (
                 <li key={a.id} className="alert-line">
                   <Link className="clamp" to={`/alerts/${a.id}`}>{a.title}</Link>
-                  <span className="meta-line"><SeverityBadge value={a.severity} /> <StatusBadge value={a.status} />
+                  <span className="alert-meta"><SeverityBadge value={a.severity} /> <StatusBadge value={a.status} />
                     <time className="muted" dateTime={a.createdAt} title={formatTime(a.createdAt)}>{formatAge(a.createdAt)}</time></span>
                 </li>
               ))}

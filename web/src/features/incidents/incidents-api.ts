@@ -26,10 +26,15 @@ export function useIncidents(query: IncidentQuery) {
   });
 }
 
+/**
+ * One incident. While it is open its timeline is fetched again every few seconds: pages go out from the job
+ * workers, and a page sent changes no field of the incident that the live stream would announce.
+ */
 export function useIncident(id: string) {
   return useQuery({
     queryKey: ['incidents', 'detail', id],
     queryFn: ({ signal }) => unwrap(api.GET('/incidents/{id}', { params: { path: { id } }, signal })),
+    refetchInterval: (q) => (q.state.data?.data.status === 'resolved' ? false : 5000),
   });
 }
 
@@ -55,5 +60,41 @@ export function useAddNote(id: string) {
   return useMutation({
     mutationFn: (text: string) => unwrap(api.POST('/incidents/{id}/notes', { params: { path: { id } }, body: { text } })),
     onSettled: refetch,
+  });
+}
+
+export function useSnooze(id: string) {
+  const refetch = useRefetch();
+  return useMutation({
+    mutationFn: (minutes: number) => unwrap(api.POST('/incidents/{id}/snooze', { params: { path: { id } }, body: { minutes } })),
+    onSettled: refetch,
+  });
+}
+
+export function useEscalateNow(id: string) {
+  const refetch = useRefetch();
+  return useMutation({
+    mutationFn: () => unwrap(api.POST('/incidents/{id}/escalate', { params: { path: { id } } })),
+    onSettled: refetch,
+  });
+}
+
+export type Responder = { userId: string } | { policyId: string };
+
+export function useAddResponder(id: string) {
+  const refetch = useRefetch();
+  return useMutation({
+    mutationFn: (body: Responder) => unwrap(api.POST('/incidents/{id}/responders', { params: { path: { id } }, body })),
+    onSettled: refetch,
+  });
+}
+
+/** The escalation policies a responder can be (the first 100, the API's page limit). */
+export function usePolicyChoices(enabled: boolean) {
+  return useQuery({
+    queryKey: ['escalation-policies', 'choices'],
+    enabled,
+    staleTime: 60_000,
+    queryFn: ({ signal }) => unwrap(api.GET('/escalation-policies', { params: { query: { limit: 100 } }, signal })),
   });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import openapi from '../../../openapi.json';
-import { describeEntry, TIMELINE_TEXT, type TimelineType } from './timeline-fns';
+import { describeEntry, duration, TIMELINE_TEXT, type TimelineType } from './timeline-fns';
 
 /** The entry types the served OpenAPI document says GET /incidents/{id} can return (not a copy kept by hand). */
 function documentedTypes(): string[] {
@@ -9,7 +9,10 @@ function documentedTypes(): string[] {
   return schema.properties.data.properties.timeline.items.properties.type.enum as string[];
 }
 
-const names = { user: (id: string) => (id === 'usr_1' ? 'Olga' : `user ${id}`), schedule: (id: string) => (id === 'sch_1' ? 'Primary' : id), alert: () => 'Disk full' };
+const names = {
+  user: (id: string) => (id === 'usr_1' ? 'Olga' : `user ${id}`), schedule: (id: string) => (id === 'sch_1' ? 'Primary' : id), alert: () => 'Disk full',
+  time: (iso: string) => iso.slice(11, 16),
+};
 
 describe('the incident timeline in words', () => {
   it('has words for every entry type of the OpenAPI document, even with no data', () => {
@@ -45,5 +48,17 @@ describe('the incident timeline in words', () => {
     expect(describeEntry({ type: 'notification_sent', data: { source: 'escalation', channel: 'email', target: 'olga@example.test', recipientId: 'usr_1', step: 1, attempts: 1 } }, names).text)
       .toBe('Paged Olga by email at olga@example.test (escalation step 1)');
     expect(describeEntry({ type: 'escalation_started', data: { policyName: 'Databases' } }, names).text).toBe('Escalation started: policy “Databases”');
+  });
+
+  it('says what working the incident did: escalate now, responders, snooze', () => {
+    expect(describeEntry({ type: 'escalated', data: { step: 2, round: 1, policyName: 'Ops' } }, names).text).toBe('Escalated now: step 2 of “Ops” pages at once');
+    expect(describeEntry({ type: 'responder_added', data: { userId: 'usr_1' } }, names).text).toBe('Asked Olga to respond: paging them now');
+    expect(describeEntry({ type: 'responder_added', data: { policyName: 'Backup', started: true } }, names).text).toBe('Added the policy “Backup”: the incident escalates with it from step 1');
+    expect(describeEntry({ type: 'snoozed', data: { minutes: 90, until: '2026-11-21T11:30:00.000Z' } }, names).text)
+      .toBe('Snoozed for 1 hour 30 minutes, until 11:30: it is triggered and pages again then, unless answered');
+    expect(describeEntry({ type: 'status_changed', data: { from: 'acknowledged', to: 'triggered', reason: 'snooze_ended' } }, names).text)
+      .toBe('Status changed from acknowledged to triggered: the snooze ended');
+    expect(duration(1440)).toBe('1 day');
+    expect(duration(1)).toBe('1 minute');
   });
 });

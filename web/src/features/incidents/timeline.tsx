@@ -11,7 +11,7 @@ export function Timeline({ incident }: { incident: Incident }) {
   const schedule = useScheduleNames();
   const user = useMemberName();
   const titles = new Map(incident.alerts.map((a) => [a.id, a.title]));
-  const names: TimelineNames = { user, schedule, alert: (id) => titles.get(id) };
+  const names: TimelineNames = { user, schedule, alert: (id) => titles.get(id), time: formatTime };
   if (incident.timeline.length === 0) return <p className="muted">Nothing has happened yet.</p>;
   return (
     <ol className="timeline">
@@ -21,7 +21,7 @@ export function Timeline({ incident }: { incident: Incident }) {
           <li key={e.id} data-type={e.type}>
             <time dateTime={e.createdAt}>{formatTime(e.createdAt)}</time>
             <span className="break">{alertId ? <Link to={`/alerts/${alertId}`}>{text}</Link> : text}</span>
-            {e.actor.type !== 'system' && <span className="muted">by {actorText(e.actor)}</span>}
+            {e.actor.type !== 'system' && <span className="muted">by {e.actor.type === 'user' && e.actor.id ? user(e.actor.id) : actorText(e.actor)}</span>}
             {quote !== undefined && <p className="note prewrap break">{quote}</p>}
           </li>
         );
