@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ConditionSubject } from '../../src/lib/conditions.ts';
 import { activeOccurrence, isActive, occurrencesAfter, parseRecurrence, type Schedule } from '../../src/modules/suppression/recurrence-fns.ts';
-import { checkWindow, matchingWindow, settle, type SuppressionWindow, type WindowInput } from '../../src/modules/suppression/suppression-fns.ts';
+import { checkWindow, inForceAt, matchingWindow, settle, type SuppressionWindow, type WindowInput } from '../../src/modules/suppression/suppression-fns.ts';
 
 const t = (s: string): number => Date.parse(s);
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -174,19 +174,19 @@ describe('matchingWindow and settle', () => {
     ['the first that holds, in the given order', [window('w1', { matchers: [{ field: 'labels.env', op: 'eq', value: 'dev' }] }), window('w2'), window('w3')], during, 'w2'],
   ];
   for (const [name, windows, at, expected] of cases) {
-    it(name, () => assert.equal(matchingWindow(windows, alert, at), expected));
+    it(name, () => assert.equal(matchingWindow(windows, alert, inForceAt(at)), expected));
   }
 
   it('a client-scoped window never holds an alert without a client', () => {
-    assert.equal(matchingWindow([window('w1', { clientId: 'cli_a' })], { ...alert, clientId: null }, during), null);
+    assert.equal(matchingWindow([window('w1', { clientId: 'cli_a' })], { ...alert, clientId: null }, inForceAt(during)), null);
   });
 
   it('settle keeps the current window while it holds the alert, else moves it, else releases it', () => {
     const later = window('w2', { endsAt: t('2026-11-21T14:00:00.000Z') });
-    assert.equal(settle([window('w1'), later], alert, 'w2', during), 'w2', 'stays with its window rather than the first');
-    assert.equal(settle([window('w1'), later], alert, 'w1', after), 'w2');
-    assert.equal(settle([later], alert, 'gone', during), 'w2', 'a deleted window');
-    assert.equal(settle([window('w1')], alert, 'w1', after), null);
-    assert.equal(settle([window('w1', { matchers: [{ field: 'labels.env', op: 'eq', value: 'dev' }] })], alert, 'w1', during), null, 'changed so that it no longer matches');
+    assert.equal(settle([window('w1'), later], alert, 'w2', inForceAt(during)), 'w2', 'stays with its window rather than the first');
+    assert.equal(settle([window('w1'), later], alert, 'w1', inForceAt(after)), 'w2');
+    assert.equal(settle([later], alert, 'gone', inForceAt(during)), 'w2', 'a deleted window');
+    assert.equal(settle([window('w1')], alert, 'w1', inForceAt(after)), null);
+    assert.equal(settle([window('w1', { matchers: [{ field: 'labels.env', op: 'eq', value: 'dev' }] })], alert, 'w1', inForceAt(during)), null, 'changed so that it no longer matches');
   });
 });

@@ -7,7 +7,7 @@ import { orderedId } from '../../lib/ids.ts';
 import type { AlertStatus } from '../alerts/alerts-fns.ts';
 import type { AlertRow } from '../alerts/alerts-repo.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
-import { matchingWindow } from '../suppression/suppression-fns.ts';
+import { inForceAt, matchingWindow, type InForce } from '../suppression/suppression-fns.ts';
 import type { IngestCache, OrgConfig } from './ingest-cache.ts';
 import type { IngestRepo } from './ingest-repo.ts';
 import type { WrittenAlert } from '../alerts/alert-sql.ts';
@@ -80,14 +80,16 @@ export function ingestService(deps: { store: Store; repo: IngestRepo; writer: Al
     const org = await cache.org(integration.org_id, version);
     const now = clock.now();
     const sender = senderOf(integration);
-    return writer.write(list.map((a) => itemOf(sender, org, a, now)));
+    const inForce = inForceAt(now);
+    return writer.write(list.map((a) => itemOf(sender, org, a, now, inForce)));
   }
 
   /** An alert belongs to the client whose slug is its `labels.client`, else to its sender's client. */
   const clientIdOf = (sender: Sender, org: OrgConfig, labels: Record<string, string>): string | null =>
     (labels.client !== undefined ? org.clientsBySlug.get(labels.client) : undefined) ?? sender.clientId;
 
-  function itemOf(sender: Sender, org: OrgConfig, a: NormalizedAlert, now: number): WriteOp {
+  /** `inForce`: the request's answers on which windows are in force at `now` (each rule walked once). */
+  function itemOf(sender: Sender, org: OrgConfig, a: NormalizedAlert, now: number, inForce: InForce): WriteOp {
     if (a.status === 'resolved') return { kind: 'resolve', orgId: sender.orgId, fingerprint: a.fingerprint, by: sender.actor, at: now };
     const clientId = clientIdOf(sender, org, a.labels);
     const acked = a.status === 'acknowledged';
@@ -95,7 +97,7 @@ export function ingestService(deps: { store: Store; repo: IngestRepo; writer: Al
     const severity = a.severity as string;
     // A new firing alert that a suppression window in force holds is stored suppressed by that window (contract §4).
     const windowId = a.status === 'firing'
-      ? matchingWindow(org.windows, { ...a, title, severity, clientId, integrationId: sender.integrationId }, now)
+      ? matchingWindow(org.windows, { ...a, title, severity, clientId, integrationId: sender.integrationId }, inForce)
       : null;
     const row: AlertRow = {
       // Ids in time order: a new alert's primary-key entry lands at the end of the index, not on a random page.
@@ -243,7 +245,8 @@ export function ingestService(deps: { store: Store; repo: IngestRepo; writer: Al
      */
     writeIn: (db: Kysely<DB>, sender: Sender, org: OrgConfig, alerts: NormalizedAlert[]): Promise<IngestOutcome[]> => {
       const now = clock.now();
-      return applyAsync(db, alerts.map((a) => itemOf(sender, org, a, now)));
+      const inForce = inForceAt(now);
+      return applyAsync(db, alerts.map((a) => itemOf(sender, org, a, now, inForce)));
     },
 
     /** The organization's current windows and client slugs, to pass to `writeIn`. */

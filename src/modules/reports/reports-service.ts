@@ -10,6 +10,7 @@ import { monthRange, periodBefore, previousMonth, trendPercent } from '../analyt
 import type { AnalyticsService } from '../analytics/analytics-service.ts';
 import type { IncidentStatus } from '../incidents/incidents-schemas.ts';
 import { messageId } from '../notifications/notifications-fns.ts';
+import { WorkBudget } from '../../lib/work-budget.ts';
 import { occurrencesAfter } from '../suppression/recurrence-fns.ts';
 import { zoneClock } from '../schedules/zone-fns.ts';
 import { availability, reportEmail } from './reports-fns.ts';
@@ -51,9 +52,11 @@ export function reportsService(deps: {
       repo.windows(store.db, orgId, clientId, from, to),
     ]);
     const series = volume.groups[0]?.series ?? [];
+    // One request's recurrence work for every window of the report (src/lib/work-budget.ts).
+    const budget = new WorkBudget();
     const maintenance = windows
       .filter((w) => w.client_id !== null || store.readJson<unknown[]>(w.matchers).length === 0)
-      .flatMap((w) => occurrencesAfter({ startsAt: Number(w.starts_at), endsAt: Number(w.ends_at), timezone: w.timezone, recurrence: w.recurrence }, from, MAX_OCCURRENCES)
+      .flatMap((w) => occurrencesAfter({ startsAt: Number(w.starts_at), endsAt: Number(w.ends_at), timezone: w.timezone, recurrence: w.recurrence }, from, MAX_OCCURRENCES, budget)
         .filter((o) => o.startsAt < to)
         .map((o) => ({ windowId: w.id, name: w.name, startsAt: iso(o.startsAt), endsAt: iso(o.endsAt) })))
       .sort((a, b) => a.startsAt.localeCompare(b.startsAt));

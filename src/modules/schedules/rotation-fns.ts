@@ -1,9 +1,12 @@
+import type { WorkBudget } from '../../lib/work-budget.ts';
 import { addDays, DAY_MS, weekdayOf, zoneClock, type Wall } from './zone-fns.ts';
 
 /**
  * One layer of a schedule on its own: who its rotation puts on call when, and the windows its
  * restrictions leave open. Pure, on instants (epoch milliseconds); every wall-clock reading goes
  * through the schedule's IANA zone with offsets from luxon (zone-fns.ts), never a hand-made offset.
+ * Expanding a range takes its work from a WorkBudget when one is given (a handoff, a restriction window:
+ * a unit each), and throws WorkLimitReached once it is spent.
  */
 
 export const ROTATIONS = ['hourly', 'daily', 'weekly', 'custom'] as const;
@@ -82,13 +85,16 @@ function rotor(layer: Layer, zone: string): Rotor {
 }
 
 /** The rotation's shifts within [from, to), cut to it; nothing before `startsAt`. Adjacent shifts of one user are joined. */
-export function rotationSpans(layer: Layer, zone: string, from: number, to: number): Span[] {
+export function rotationSpans(layer: Layer, zone: string, from: number, to: number, budget?: WorkBudget): Span[] {
   if (to <= layer.startsAt || to <= from || layer.users.length === 0) return [];
   const r = rotor(layer, zone);
   const spans: Span[] = [];
   let k = r.indexAt(Math.max(from, layer.startsAt));
   let begins = r.handoff(k);
+  // A wall-clock handoff reads the zone's clock.
+  const unit = layer.rotation === 'daily' || layer.rotation === 'weekly' ? UNITS.wallHandoff : UNITS.handoff;
   while (begins < to) {
+    budget?.spend(unit);
     const ends = r.handoff(k + 1);
     const userId = layer.users[k % layer.users.length] as string;
     const last = spans[spans.length - 1];
@@ -100,34 +106,38 @@ export function rotationSpans(layer: Layer, zone: string, from: number, to: numb
   return spans;
 }
 
-const minutesOf = (hhmm: string): [number, number] => {
+const minutesOf = (hhmm: string): number => {
   const [h, m] = hhmm.split(':').map(Number);
-  return [h ?? 0, m ?? 0];
+  return (h ?? 0) * 60 + (m ?? 0);
 };
+
+/** Work units (see WorkBudget) of a rotation handoff, one on a zone's wall clock, a local day looked at, and a restriction window made. */
+const UNITS = { handoff: 1, wallHandoff: 60, day: 40, window: 200 } as const;
 
 /**
  * The instants the restrictions leave open within [from, to), as sorted, disjoint [start, end) pairs
  * cut to the range. A window belongs to the day it starts on: `mon 22:00–06:00` is Monday 22:00 to
  * Tuesday 06:00. A window whose local times a DST change makes empty is no window.
  */
-export function restrictionWindows(restrictions: readonly Restriction[], zone: string, from: number, to: number): Array<[number, number]> {
+export function restrictionWindows(restrictions: readonly Restriction[], zone: string, from: number, to: number, budget?: WorkBudget): Array<[number, number]> {
   if (to <= from) return [];
   const raw: Array<[number, number]> = [];
   const clock = zoneClock(zone);
+  const parsed = restrictions.map((r) => ({ days: new Set(r.days), from: minutesOf(r.from), to: minutesOf(r.to) }));
   // From the day before `from` (an overnight window may reach into it) to the day of `to`.
   const f = clock.wall(from);
   let day: Wall = addDays({ year: f.year, month: f.month, day: f.day, hour: 0, minute: 0 }, -1);
   const l = clock.wall(to);
   const lastKey = l.year * 10_000 + l.month * 100 + l.day;
   while (day.year * 10_000 + day.month * 100 + day.day <= lastKey) {
+    budget?.spend(UNITS.day);
     const weekday = DAYS[weekdayOf(day) - 1] as Day;
-    for (const r of restrictions) {
-      if (!r.days.includes(weekday)) continue;
-      const [fh, fm] = minutesOf(r.from);
-      const [th, tm] = minutesOf(r.to);
-      const start = clock.instant({ ...day, hour: fh, minute: fm });
-      const endDay = th * 60 + tm > fh * 60 + fm ? day : addDays(day, 1);
-      const end = clock.instant({ ...endDay, hour: th, minute: tm });
+    for (const r of parsed) {
+      if (!r.days.has(weekday)) continue;
+      budget?.spend(UNITS.window);
+      const start = clock.instant({ ...day, hour: Math.floor(r.from / 60), minute: r.from % 60 });
+      const endDay = r.to > r.from ? day : addDays(day, 1);
+      const end = clock.instant({ ...endDay, hour: Math.floor(r.to / 60), minute: r.to % 60 });
       const s = Math.max(start, from);
       const e = Math.min(end, to);
       if (e > s) raw.push([s, e]);
@@ -164,10 +174,12 @@ function intersect(spans: Span[], windows: Array<[number, number]>): Span[] {
  * (the rotation goes on underneath a restriction: it only hides the shift). Sorted, disjoint; the time
  * between spans has nobody on call from this layer.
  */
-export function layerSpans(layer: Layer, zone: string, from: number, to: number): Span[] {
-  const spans = rotationSpans(layer, zone, from, to);
+export function layerSpans(layer: Layer, zone: string, from: number, to: number, budget?: WorkBudget): Span[] {
+  const spans = rotationSpans(layer, zone, from, to, budget);
   if (layer.restrictions.length === 0 || spans.length === 0) return spans;
   const first = spans[0] as Span;
   const last = spans[spans.length - 1] as Span;
-  return intersect(spans, restrictionWindows(layer.restrictions, zone, first.start, last.end));
+  const windows = restrictionWindows(layer.restrictions, zone, first.start, last.end, budget);
+  budget?.spend(spans.length + windows.length);
+  return intersect(spans, windows);
 }

@@ -1,4 +1,5 @@
 import type { ErrorDetail } from '../../lib/errors.ts';
+import { WorkBudget, WorkLimitReached } from '../../lib/work-budget.ts';
 import { isValidTimezone } from '../suppression/recurrence-fns.ts';
 import { DAY_MS, layerSpans, type Layer, type Span } from './rotation-fns.ts';
 
@@ -41,26 +42,50 @@ const FIRST_CHUNK_MS = 8 * DAY_MS;
 const sameUser = (a: Piece, b: Piece): boolean => a.userId === b.userId;
 const sameShift = (a: Piece, b: Piece): boolean => a.userId === b.userId && a.source === b.source && a.layer === b.layer;
 
-/** The merged timeline over [from, to): pieces that tile it exactly, adjacent ones differing in user or source. */
-export function timeline(s: OnCallSchedule, from: number, to: number): Piece[] {
+/**
+ * Which override holds each stretch of [from, to): the later override (by index) where several overlap.
+ * Sorted, disjoint stretches with the override's user; time between them has no override.
+ */
+function overrideStretches(overrides: readonly Override[], from: number, to: number, budget?: WorkBudget): Array<{ start: number; end: number; userId: string }> {
+  const bounds = [...new Set(overrides.flatMap((o) => [Math.max(o.startsAt, from), Math.min(o.endsAt, to)]))].sort((a, b) => a - b);
+  budget?.spend(bounds.length * (1 + overrides.length));
+  const out: Array<{ start: number; end: number; userId: string }> = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const start = bounds[i] as number;
+    const o = overrides.findLast((x) => x.startsAt <= start && x.endsAt > start);
+    if (o) out.push({ start, end: bounds[i + 1] as number, userId: o.userId });
+  }
+  return out;
+}
+
+/**
+ * The merged timeline over [from, to): pieces that tile it exactly, adjacent ones differing in user or
+ * source. With a budget, each layer's expansion and each cut of the timeline take work from it
+ * (WorkLimitReached once it is spent).
+ */
+export function timeline(s: OnCallSchedule, from: number, to: number, budget?: WorkBudget): Piece[] {
   if (!(to > from)) return [];
   // A layer that has started by `from` and has no restrictions covers the whole range: those below it never show.
   const cover = s.layers.findLastIndex((l) => l.startsAt <= from && l.restrictions.length === 0);
-  const layers = s.layers.map((l, i) => (i < cover ? [] : layerSpans(l, s.timezone, from, to)));
-  const overrides = s.overrides.filter((o) => o.endsAt > from && o.startsAt < to && o.endsAt > o.startsAt);
+  const layers = s.layers.map((l, i) => (i < cover ? [] : layerSpans(l, s.timezone, from, to, budget)));
+  const overrides = overrideStretches(s.overrides.filter((o) => o.endsAt > from && o.startsAt < to && o.endsAt > o.startsAt), from, to, budget);
   const cuts = new Set<number>([from, to]);
   for (const spans of layers) for (const sp of spans) cuts.add(sp.start).add(sp.end);
-  for (const o of overrides) cuts.add(Math.max(o.startsAt, from)).add(Math.min(o.endsAt, to));
+  for (const o of overrides) cuts.add(o.start).add(o.end);
+  budget?.spend(cuts.size * (4 + 2 * layers.length));
   const bounds = [...cuts].sort((a, b) => a - b);
   const next = layers.map(() => 0);
+  let nextOverride = 0;
   const pieces: Piece[] = [];
   for (let i = 0; i + 1 < bounds.length; i++) {
     const start = bounds[i] as number;
     const end = bounds[i + 1] as number;
     let piece: Piece = { start, end, userId: null, source: null, layer: null };
-    const o = overrides.findLast((x) => x.startsAt <= start && x.endsAt > start);
-    if (o) piece = { start, end, userId: o.userId, source: 'override', layer: null };
-    for (let l = layers.length - 1; l >= 0 && !o; l--) {
+    while (nextOverride < overrides.length && (overrides[nextOverride] as { end: number }).end <= start) nextOverride += 1;
+    const o = overrides[nextOverride];
+    const overridden = o !== undefined && o.start <= start;
+    if (overridden) piece = { start, end, userId: o.userId, source: 'override', layer: null };
+    for (let l = layers.length - 1; l >= 0 && !overridden; l--) {
       const spans = layers[l] as Span[];
       let j = next[l] as number;
       while (j < spans.length && (spans[j] as Span).end <= start) j += 1;
@@ -84,7 +109,7 @@ function earliest(s: OnCallSchedule): number {
 }
 
 /** Where the run `piece` belongs to (pieces alike by `same`) began; null when unbounded or beyond the horizon. */
-function runStart(s: OnCallSchedule, piece: Piece, same: (a: Piece, b: Piece) => boolean, origin: number): number | null {
+function runStart(s: OnCallSchedule, piece: Piece, same: (a: Piece, b: Piece) => boolean, origin: number, budget: WorkBudget): number | null {
   const floor = earliest(s);
   let start = piece.start;
   let chunk = FIRST_CHUNK_MS;
@@ -92,7 +117,7 @@ function runStart(s: OnCallSchedule, piece: Piece, same: (a: Piece, b: Piece) =>
     // Before `floor` nobody is on call: a run of nobody reaching it never began; a user's run began there.
     if (start <= floor) return piece.userId === null || origin - start > RUN_HORIZON_MS ? null : start;
     if (origin - start > RUN_HORIZON_MS) return null;
-    const before = timeline(s, start - chunk, start);
+    const before = timeline(s, start - chunk, start, budget);
     for (let i = before.length - 1; i >= 0; i--) {
       const p = before[i] as Piece;
       if (!same(piece, p)) return origin - start > RUN_HORIZON_MS ? null : start;
@@ -121,7 +146,7 @@ function settledFrom(s: OnCallSchedule, t: number): Omit<Piece, 'start' | 'end'>
 }
 
 /** Where the run `piece` belongs to ends; null when unbounded or beyond the horizon. */
-function runEnd(s: OnCallSchedule, piece: Piece, same: (a: Piece, b: Piece) => boolean, origin: number): number | null {
+function runEnd(s: OnCallSchedule, piece: Piece, same: (a: Piece, b: Piece) => boolean, origin: number, budget: WorkBudget): number | null {
   let end = piece.end;
   let chunk = FIRST_CHUNK_MS;
   for (;;) {
@@ -132,7 +157,7 @@ function runEnd(s: OnCallSchedule, piece: Piece, same: (a: Piece, b: Piece) => b
       if (same === sameUser || sameSource) return null;
     }
     if (end - origin > RUN_HORIZON_MS) return null;
-    for (const p of timeline(s, end, end + chunk)) {
+    for (const p of timeline(s, end, end + chunk, budget)) {
       if (!same(piece, p)) return end - origin > RUN_HORIZON_MS ? null : end;
       end = p.end;
     }
@@ -147,23 +172,39 @@ export interface OnCall {
    * The stretch around the instant during which that same user (or nobody) stays on call in the merged
    * result, whichever layers or overrides it comes from. Null where unbounded: nobody has been on call
    * since forever (before any layer starts), or the run goes on more than `RUN_HORIZON_MS` (366 days)
-   * from the instant, as the only user of a layer does.
+   * from the instant, as the only user of a layer does; or where following it takes more work than the
+   * budget has left.
    */
   startsAt: number | null;
   endsAt: number | null;
 }
 
+/** A bound of a run, or null once following it has spent the budget. */
+function bounded(walk: () => number | null): number | null {
+  try {
+    return walk();
+  } catch (err) {
+    if (err instanceof WorkLimitReached) return null;
+    throw err;
+  }
+}
+
+/**
+ * Who is on call at `at`: the one thing paging needs, without the bounds of their stretch. Its work is
+ * bounded by the schedule's own limits (layers, restrictions, overrides), so it needs no budget.
+ */
+export const whoAt = (schedule: OnCallSchedule, at: number): string | null => (timeline(schedule, at, at + 1)[0] as Piece).userId;
+
 /**
  * Who is on call in `schedule` at the instant `at` (epoch ms), and the bounds of that user's current
- * stretch. The one function incidents and notifications need (through `SchedulesService.currentOnCall`
- * when they start from a stored schedule).
+ * stretch, followed with the work `budget` allows.
  */
-export function onCallAt(schedule: OnCallSchedule, at: number): OnCall {
+export function onCallAt(schedule: OnCallSchedule, at: number, budget: WorkBudget = new WorkBudget()): OnCall {
   const piece = timeline(schedule, at, at + 1)[0] as Piece;
   return {
     userId: piece.userId,
-    startsAt: runStart(schedule, piece, sameUser, at),
-    endsAt: runEnd(schedule, piece, sameUser, at + 1),
+    startsAt: bounded(() => runStart(schedule, piece, sameUser, at, budget)),
+    endsAt: bounded(() => runEnd(schedule, piece, sameUser, at + 1, budget)),
   };
 }
 
@@ -179,17 +220,34 @@ export interface Shift {
 /**
  * The merged shifts that intersect [from, to): stretches of one user from one source (one layer, or
  * overrides) with their real bounds, so a shift under way at `from` starts when it really started. A
- * shift that goes on more than 366 days past the range (the only user of a layer) is cut at its edge.
+ * shift that goes on more than 366 days past the range (the only user of a layer), or whose real bound
+ * takes more work to find than the budget has left, is cut at the range's edge. WorkLimitReached when the
+ * range itself cannot be expanded within the budget.
  */
-export function shiftsBetween(s: OnCallSchedule, from: number, to: number): Shift[] {
-  const pieces = timeline(s, from, to);
+export function shiftsBetween(s: OnCallSchedule, from: number, to: number, budget: WorkBudget = new WorkBudget()): Shift[] {
+  const pieces = timeline(s, from, to, budget);
   const first = pieces[0];
   const last = pieces[pieces.length - 1];
-  if (first && first.userId !== null) first.start = runStart(s, first, sameShift, from) ?? from;
-  if (last && last.userId !== null) last.end = runEnd(s, last, sameShift, to) ?? to;
+  if (first && first.userId !== null) first.start = bounded(() => runStart(s, first, sameShift, from, budget)) ?? from;
+  if (last && last.userId !== null) last.end = bounded(() => runEnd(s, last, sameShift, to, budget)) ?? to;
   return pieces.flatMap((p) => (p.userId === null || p.source === null
     ? []
     : [{ userId: p.userId, startsAt: p.start, endsAt: p.end, source: p.source, layer: p.layer }]));
+}
+
+/**
+ * Whether expanding `days` days of the schedule from `from` fits in half a request's budget (the other
+ * half is for following the shifts at its edges): what saving a schedule asks, so that any range the API
+ * serves (at most `days` long) can be expanded later.
+ */
+export function expansionFits(s: OnCallSchedule, from: number, days: number, units: number): boolean {
+  try {
+    timeline(s, from, from + days * DAY_MS, new WorkBudget(units));
+    return true;
+  } catch (err) {
+    if (err instanceof WorkLimitReached) return false;
+    throw err;
+  }
 }
 
 /** Every user id a schedule names, with the JSON pointer of each mention (for 400 details). */
@@ -259,11 +317,11 @@ export interface Handoff {
  * person other than the one before. A move to nobody is none, nor is the same person going on from a
  * layer into an override; a start exactly at the window's opening is left to the look before.
  */
-export function handoffsBetween(s: OnCallSchedule, at: number, windowMs: number): Handoff[] {
-  const pieces = timeline(s, at - windowMs, at + 1);
+export function handoffsBetween(s: OnCallSchedule, at: number, windowMs: number, budget: WorkBudget = new WorkBudget()): Handoff[] {
+  const pieces = timeline(s, at - windowMs, at + 1, budget);
   return pieces.flatMap((p, i) => (p.userId === null || i === 0 || (pieces[i - 1] as Piece).userId === p.userId
     ? []
-    : [{ userId: p.userId, startsAt: p.start, endsAt: onCallAt(s, p.start).endsAt }]));
+    : [{ userId: p.userId, startsAt: p.start, endsAt: onCallAt(s, p.start, budget).endsAt }]));
 }
 
 /** The notice's subject and text: the schedule and the stretch, in the schedule's time zone. */

@@ -13,7 +13,10 @@ import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import { calendar, eventUid } from './ical-fns.ts';
 import { DAY_MS, type Layer } from './rotation-fns.ts';
-import { handoffMessage, handoffsBetween, onCallAt, scheduleErrors, shiftsBetween, userMentions, withoutUser, type OnCall, type OnCallSchedule } from './schedules-fns.ts';
+import { WORK_UNITS_PER_REQUEST, WorkBudget, WorkLimitReached } from '../../lib/work-budget.ts';
+import {
+  expansionFits, handoffMessage, handoffsBetween, onCallAt, scheduleErrors, shiftsBetween, userMentions, whoAt, withoutUser, type OnCall, type OnCallSchedule,
+} from './schedules-fns.ts';
 import type { ScheduleRow, SchedulesRepo, ScheduleUser } from './schedules-repo.ts';
 import {
   MAX_RANGE_DAYS,
@@ -98,13 +101,35 @@ export function schedulesService(deps: {
     return rotaOf(r.timezone, layers, overrides);
   };
 
-  const shiftsOut = (s: OnCallSchedule, from: number, to: number): Shift[] => shiftsBetween(s, from, to).map((sh) => ({
+  /**
+   * The shifts of [from, to) within one request's work. A stored schedule is checked when saved to expand
+   * over the longest range in half that; one saved before that check, or asked for at a far-off time, may not.
+   */
+  function shiftsWithin(s: OnCallSchedule, from: number, to: number, budget = new WorkBudget()) {
+    try {
+      return shiftsBetween(s, from, to, budget);
+    } catch (err) {
+      if (err instanceof WorkLimitReached) throw invalid('/to', 'expanding the schedule over this range takes more work than one request may do; ask for a shorter range');
+      throw err;
+    }
+  }
+
+  const shiftsOut = (s: OnCallSchedule, from: number, to: number, budget?: WorkBudget): Shift[] => shiftsWithin(s, from, to, budget).map((sh) => ({
     userId: sh.userId,
     startsAt: iso(sh.startsAt),
     endsAt: iso(sh.endsAt),
     source: sh.source,
     ...(sh.layer !== null && { layerName: (s.layers[sh.layer] as Layer).name }),
   }));
+
+  /**
+   * A schedule whose longest servable range (MAX_RANGE_DAYS) does not expand within half a request's work
+   * from `at` is refused (400): rotations and restrictions repeat, so later ranges cost about the same.
+   */
+  function checkExpansion(timezone: string, layers: StoredLayer[], overrides: StoredOverride[], at: number): void {
+    if (expansionFits(rotaOf(timezone, layers, overrides), at, MAX_RANGE_DAYS, WORK_UNITS_PER_REQUEST / 2)) return;
+    throw refused([{ path: '/layers', message: `expanding it over ${MAX_RANGE_DAYS} days takes more work than one request may do: use fewer layers, restrictions or overrides, or longer shifts` }]);
+  }
 
   async function found(db: Kysely<DB>, orgId: string, id: string): Promise<ScheduleRow> {
     const row = await repo.get(db, orgId, id);
@@ -139,12 +164,23 @@ export function schedulesService(deps: {
     endsAt: isoOrNull(oc.endsAt),
   });
 
+  /** The handoffs of one schedule's lookback; none when expanding it takes more than one step's work. */
+  function handoffsWithin(row: ScheduleRow, at: number) {
+    try {
+      return handoffsBetween(rota(row), at, HANDOFF_LOOKBACK_MS, new WorkBudget());
+    } catch (err) {
+      if (!(err instanceof WorkLimitReached)) throw err;
+      deps.log.warn({ orgId: row.org_id, scheduleId: row.id }, 'handoff check skipped: the schedule takes too much work to expand');
+      return [];
+    }
+  }
+
   /** One look: every shift that started in the lookback of a schedule with notices, announced once (the notice's key decides). */
   async function checkHandoffs(): Promise<number> {
     const at = clock.now();
     let sent = 0;
     for (const row of await repo.withHandoffNotices(store.db)) {
-      for (const h of handoffsBetween(rota(row), at, HANDOFF_LOOKBACK_MS)) {
+      for (const h of handoffsWithin(row, at)) {
         const [user] = await repo.users(store.db, row.org_id, [h.userId]);
         if (!user) continue;
         const notice: HandoffNotice = { orgId: row.org_id, key: `handoff:${row.id}:${h.startsAt}:${h.userId}`, userId: user.id, email: user.email, ...handoffMessage(row.name, row.timezone, h) };
@@ -163,6 +199,7 @@ export function schedulesService(deps: {
       const errors = scheduleErrors({ timezone: input.timezone, layers: input.layers, overrides: input.overrides });
       if (errors.length > 0) throw refused(errors);
       const now = clock.now();
+      checkExpansion(input.timezone ?? 'UTC', storedLayers(input.layers ?? []), storedOverrides(input.overrides ?? []), now);
       const row: ScheduleRow = {
         id: newId('sch'),
         org_id: orgId,
@@ -197,7 +234,10 @@ export function schedulesService(deps: {
       const errors = scheduleErrors({ timezone: input.timezone, layers: input.layers, overrides: input.overrides });
       if (errors.length > 0) throw refused(errors);
       const row = await inTransaction(db, async (trx) => {
-        await found(trx, orgId, id);
+        const current = await found(trx, orgId, id);
+        const stored = parts(current);
+        checkExpansion(input.timezone ?? current.timezone, input.layers ? storedLayers(input.layers) : stored.layers,
+          input.overrides ? storedOverrides(input.overrides) : stored.overrides, clock.now());
         await checkUsers(trx, orgId, input);
         const updated = await repo.update(trx, orgId, id, {
           ...(input.name !== undefined && { name: input.name }),
@@ -240,7 +280,7 @@ export function schedulesService(deps: {
     async currentOnCall(orgId: string, scheduleId: string, at: number = clock.now(), db: Kysely<DB> = store.db): Promise<ScheduleUser | null> {
       const row = await repo.get(db, orgId, scheduleId);
       if (!row) return null;
-      const { userId } = onCallAt(rota(row), at);
+      const userId = whoAt(rota(row), at);
       if (userId === null) return null;
       const [user] = await repo.users(db, orgId, [userId]);
       return user ? { id: user.id, name: user.name, email: user.email } : null;
@@ -249,15 +289,17 @@ export function schedulesService(deps: {
     /** `GET /schedules/current-oncall`: one entry per schedule (a page of them), or only `scheduleId`'s. */
     async onCallList(orgId: string, query: { scheduleId?: string | undefined; at?: string | undefined; limit: number; cursor?: string | undefined }): Promise<Page<OnCallEntry>> {
       const at = query.at !== undefined ? Date.parse(query.at) : clock.now();
+      // One request's work for the whole page: where it runs out, the later entries' bounds are null.
+      const budget = new WorkBudget();
       if (query.scheduleId !== undefined) {
         const row = await found(store.db, orgId, query.scheduleId);
-        const oc = onCallAt(rota(row), at);
+        const oc = onCallAt(rota(row), at, budget);
         const users = await usersById(orgId, oc.userId === null ? [] : [oc.userId]);
         return { data: [entry(row, oc, users)], meta: { limit: query.limit, hasMore: false, nextCursor: null, total: 1 } };
       }
       const page = await paginate(cursors, `${orgId}:schedules:oncall`, query,
         (after) => repo.page(store.db, orgId, query.limit, after), () => repo.count(store.db, orgId),
-        (r) => ({ row: r, oc: onCallAt(rota(r), at) }));
+        (r) => ({ row: r, oc: onCallAt(rota(r), at, budget) }));
       const users = await usersById(orgId, page.data.flatMap((d) => (d.oc.userId === null ? [] : [d.oc.userId])));
       return { data: page.data.map((d) => entry(d.row, d.oc, users)), meta: page.meta };
     },
@@ -286,15 +328,19 @@ export function schedulesService(deps: {
       const now = clock.now();
       const { from, to } = range(query, now, SHIFTS_SPAN_MS);
       const timezone = input.timezone ?? 'UTC';
+      checkExpansion(timezone, storedLayers(input.layers ?? []), storedOverrides(input.overrides ?? []), now);
       const s = rotaOf(timezone, storedLayers(input.layers ?? []), storedOverrides(input.overrides ?? []));
-      const oc = onCallAt(s, now);
+      // One request's work: the shifts first (refused when they do not fit), then the bounds of who is on call now.
+      const budget = new WorkBudget();
+      const shifts = shiftsOut(s, from, to, budget);
+      const oc = onCallAt(s, now, budget);
       const users = await usersById(orgId, oc.userId === null ? [] : [oc.userId]);
       return {
         timezone,
         from: iso(from),
         to: iso(to),
         onCall: { user: oc.userId === null ? null : (users.get(oc.userId) ?? null), startsAt: isoOrNull(oc.startsAt), endsAt: isoOrNull(oc.endsAt) },
-        shifts: shiftsOut(s, from, to),
+        shifts,
       };
     },
 
@@ -304,7 +350,7 @@ export function schedulesService(deps: {
       const now = clock.now();
       const { from, to } = range(query, now - CALENDAR_BACK_MS, CALENDAR_SPAN_MS);
       const s = rota(row);
-      const shifts = shiftsBetween(s, from, to);
+      const shifts = shiftsWithin(s, from, to);
       const users = await usersById(orgId, shifts.map((sh) => sh.userId));
       return calendar({
         name: row.name,

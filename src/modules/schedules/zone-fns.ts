@@ -55,6 +55,10 @@ export interface ZoneClock {
    * 03:30); a reading shown twice is its first instant.
    */
   instant(w: Wall): number;
+  /** What the zone's clocks show at the instant, written as if it were UTC ("floating" time). */
+  local(at: number): number;
+  /** `instant` of a reading given in floating time. */
+  fromLocal(local: number): number;
 }
 
 const MAX_DAYS_REMEMBERED = 200_000;
@@ -85,14 +89,15 @@ export function zoneClock(name: string): ZoneClock {
   const clock: ZoneClock = {
     offset: (at) => offsetMs(at) / MINUTE_MS,
     wall: (at) => fromFloating(at + offsetMs(at)),
-    instant(w) {
-      const local = floating(w);
+    local: (at) => at + offsetMs(at),
+    fromLocal(local) {
       // The offsets in force a day before and a day after: a reading is one of local − offset for those two.
       const before = offsetMs(local - DAY_MS);
       const after = offsetMs(local + DAY_MS);
       const candidates = [local - before, local - after].filter((t) => t + offsetMs(t) === local);
       return candidates.length === 0 ? local - before : Math.min(...candidates);
     },
+    instant: (w) => clock.fromLocal(floating(w)),
   };
   clocks.set(name, clock);
   return clock;

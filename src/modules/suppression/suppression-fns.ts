@@ -1,6 +1,8 @@
 import { allLeavesHold, normalizeLeaf, validateLeaf, type ConditionLeaf, type ConditionSubject } from '../../lib/conditions.ts';
 import type { ErrorDetail } from '../../lib/errors.ts';
+import { WorkBudget } from '../../lib/work-budget.ts';
 import { isActive, isValidTimezone, parseRecurrence, recurrenceProblem, type Schedule } from './recurrence-fns.ts';
+import { UPCOMING } from './suppression-schemas.ts';
 
 /** A suppression window as the rules see it: when it is in force, and which alerts it holds. */
 export interface SuppressionWindow extends Schedule {
@@ -10,28 +12,47 @@ export interface SuppressionWindow extends Schedule {
   clientId: string | null;
 }
 
-/** Whether the window holds this alert at `at`: in force, the alert is of its client (if any), and every matcher holds. */
-export function holds(w: SuppressionWindow, alert: ConditionSubject, at: number): boolean {
+/** Whether a window is in force: asked once per window and request, since each answer walks its rule. */
+export type InForce = (w: SuppressionWindow) => boolean;
+
+/**
+ * Whether windows are in force at `at`, each window's rule evaluated once however many alerts ask, all of
+ * them with the work of one budget (a window past it counts as not in force).
+ */
+export function inForceAt(at: number, budget: WorkBudget = new WorkBudget()): InForce {
+  const known = new Map<SuppressionWindow, boolean>();
+  return (w) => {
+    let active = known.get(w);
+    if (active === undefined) {
+      active = isActive(w, at, budget);
+      known.set(w, active);
+    }
+    return active;
+  };
+}
+
+/** Whether the window holds this alert: in force, the alert is of its client (if any), and every matcher holds. */
+export function holds(w: SuppressionWindow, alert: ConditionSubject, inForce: InForce): boolean {
   if (w.clientId !== null && alert.clientId !== w.clientId) return false;
-  return allLeavesHold(w.matchers, alert) && isActive(w, at);
+  return allLeavesHold(w.matchers, alert) && inForce(w);
 }
 
 /**
- * The window that suppresses a new firing alert at `at`, or null. With several, the first in `windows`
- * order (the repository gives oldest first, so the choice is stable).
+ * The window that suppresses a new firing alert, or null. With several, the first in `windows` order (the
+ * repository gives oldest first, so the choice is stable).
  */
-export function matchingWindow(windows: readonly SuppressionWindow[], alert: ConditionSubject, at: number): string | null {
-  return windows.find((w) => holds(w, alert, at))?.id ?? null;
+export function matchingWindow(windows: readonly SuppressionWindow[], alert: ConditionSubject, inForce: InForce): string | null {
+  return windows.find((w) => holds(w, alert, inForce))?.id ?? null;
 }
 
 /**
- * Where an alert suppressed by `currentId` belongs at `at`: still that window if it holds the alert, else
- * another window that does, else null (the alert returns to firing).
+ * Where an alert suppressed by `currentId` belongs: still that window if it holds the alert, else another
+ * window that does, else null (the alert returns to firing).
  */
-export function settle(windows: readonly SuppressionWindow[], alert: ConditionSubject, currentId: string, at: number): string | null {
+export function settle(windows: readonly SuppressionWindow[], alert: ConditionSubject, currentId: string, inForce: InForce): string | null {
   const current = windows.find((w) => w.id === currentId);
-  if (current && holds(current, alert, at)) return current.id;
-  return matchingWindow(windows, alert, at);
+  if (current && holds(current, alert, inForce)) return current.id;
+  return matchingWindow(windows, alert, inForce);
 }
 
 export interface WindowInput {
@@ -76,7 +97,7 @@ export function checkWindow(input: WindowInput): CheckedWindow {
   if (input.recurrence !== null) {
     const parsed = parseRecurrence(input.recurrence);
     recurrence = parsed.ok ? parsed.rule : null;
-    const problem = recurrence === null ? null : recurrenceProblem({ ...input, recurrence });
+    const problem = recurrence === null ? null : recurrenceProblem({ ...input, recurrence }, UPCOMING);
     if (problem) return { ok: false, errors: [{ path: '/recurrence', message: problem }] };
   }
   return { ok: true, window: { ...input, recurrence, matchers: input.matchers.map(normalizeLeaf) } };

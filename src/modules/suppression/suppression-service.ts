@@ -14,8 +14,9 @@ import type { AuditService } from '../audit/audit-service.ts';
 import { allLeavesHold } from '../../lib/conditions.ts';
 import type { Alert } from '../alerts/alerts-schemas.ts';
 import type { AlertWriter } from '../alerts/alert-writer.ts';
+import { WorkBudget } from '../../lib/work-budget.ts';
 import { isActive, occurrencesAfter, type Schedule } from './recurrence-fns.ts';
-import { checkWindow, fieldErrors, settle, type WindowInput } from './suppression-fns.ts';
+import { checkWindow, fieldErrors, inForceAt, settle, type WindowInput } from './suppression-fns.ts';
 import type { SuppressionRepo, SuppressionRow } from './suppression-repo.ts';
 import {
   PREVIEW_ALERTS, PREVIEW_SCAN, UPCOMING, type CreateSuppressionBody, type SuppressionPreview, type SuppressionWindow, type UpdateSuppressionBody,
@@ -38,15 +39,16 @@ export interface SweepResult {
 export function suppressionService(deps: { store: Store; repo: SuppressionRepo; alerts: Pick<AlertWriter, 'release' | 'repoint'>; audit: AuditService; clock: Clock; cursors: CursorCodec; log: Logger }) {
   const { store, repo, alerts, audit, clock, cursors, log } = deps;
 
-  const timing = (w: Schedule, now: number): Pick<SuppressionWindow, 'active' | 'nextOccurrences'> => {
-    const upcoming = occurrencesAfter(w, now, UPCOMING);
+  const timing = (w: Schedule, now: number, budget: WorkBudget): Pick<SuppressionWindow, 'active' | 'nextOccurrences'> => {
+    const upcoming = occurrencesAfter(w, now, UPCOMING, budget);
     return {
       active: upcoming[0] !== undefined && upcoming[0].startsAt <= now,
       nextOccurrences: upcoming.map((o) => ({ startsAt: iso(o.startsAt), endsAt: iso(o.endsAt) })),
     };
   };
 
-  const toResource = (r: SuppressionRow, now: number): SuppressionWindow => {
+  /** A window as shown; `budget` is the request's work for expanding rules (a list page shares one). */
+  const toResource = (r: SuppressionRow, now: number, budget = new WorkBudget()): SuppressionWindow => {
     const w = repo.toWindow(r);
     return {
       id: r.id,
@@ -58,7 +60,7 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
       recurrence: r.recurrence,
       matchers: w.matchers,
       clientId: r.client_id,
-      ...timing(w, now),
+      ...timing(w, now, budget),
       createdAt: iso(r.created_at),
       updatedAt: iso(r.updated_at),
     };
@@ -84,8 +86,9 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
     const windows = await repo.forOrg(db, orgId, at);
     const moves = new Map<string, string[]>();
     const release: string[] = [];
+    const inForce = inForceAt(at);
     for (const alert of held) {
-      const to = settle(windows, alert, windowId, at);
+      const to = settle(windows, alert, windowId, inForce);
       if (to === windowId) continue;
       if (to === null) release.push(alert.id);
       else moves.set(to, [...(moves.get(to) ?? []), alert.id]);
@@ -166,7 +169,7 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
       const open = await repo.openAlerts(store.db, orgId, clientId, PREVIEW_SCAN);
       const held = open.filter((a) => allLeavesHold(w.matchers, a));
       return {
-        ...timing(w, clock.now()),
+        ...timing(w, clock.now(), new WorkBudget()),
         alerts: held.slice(0, PREVIEW_ALERTS).map((a) => ({
           id: a.id, title: a.title, severity: a.severity as Alert['severity'], status: a.status as Alert['status'], clientId: a.clientId, createdAt: iso(a.createdAt),
         })),
@@ -182,8 +185,10 @@ export function suppressionService(deps: { store: Store; repo: SuppressionRepo; 
 
     list(orgId: string, query: { limit: number; cursor?: string | undefined; clientId?: string | undefined }): Promise<Page<SuppressionWindow>> {
       const now = clock.now();
+      // One request's work for the whole page: windows past it show no upcoming occurrences.
+      const budget = new WorkBudget();
       return paginate(cursors, `${orgId}:suppression:${query.clientId ?? ''}`, query,
-        (after) => repo.page(store.db, orgId, query.clientId, query.limit, after), () => repo.count(store.db, orgId, query.clientId), (r) => toResource(r, now));
+        (after) => repo.page(store.db, orgId, query.clientId, query.limit, after), () => repo.count(store.db, orgId, query.clientId), (r) => toResource(r, now, budget));
     },
 
     /** Partial update; the alerts the window suppresses are settled again against the result, in the same transaction. */
