@@ -66,6 +66,14 @@ export interface Config {
    * 60,000. For tests only, which shorten it to see a policy run in seconds.
    */
   readonly escalationMinuteMs: number;
+  /** Providers the channels call, set by the operator (organizations configure their own Slack app and Telegram bot). */
+  readonly providers: {
+    readonly twilio: TwilioConfig | null;
+    /** Slack's Web API base (`SLACK_API_URL`), default `https://slack.com/api`. */
+    readonly slackApiUrl: string;
+    /** Telegram's Bot API base (`TELEGRAM_API_URL`), default `https://api.telegram.org`. */
+    readonly telegramApiUrl: string;
+  };
   /** Background jobs (workflow runs, notification deliveries). */
   readonly jobs: {
     /** Run workers in this process; an instance that only answers the API can leave them to others. */
@@ -75,6 +83,16 @@ export interface Config {
     readonly leaseSeconds: number;
     readonly concurrency: number;
   };
+}
+
+/** The operator's Twilio account (SMS and voice channels); null when not configured: those channels are then off. */
+export interface TwilioConfig {
+  readonly accountSid: string;
+  readonly authToken: string;
+  /** E.164 numbers pages are sent from; each destination always gets its texts from the same one. */
+  readonly fromNumbers: readonly string[];
+  /** `https://api.twilio.com`, or a simulator in tests. */
+  readonly apiUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -151,6 +169,28 @@ function smtpFrom(env: Env): string {
   return raw;
 }
 
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+/**
+ * `TWILIO_ACCOUNT_SID`, `TWILIO_AUTH_TOKEN`, `TWILIO_FROM_NUMBER` (one E.164 number, or several comma-separated)
+ * and `TWILIO_API_URL`: all three of the first or none (then SMS and voice are off and say so).
+ */
+function twilio(env: Env): TwilioConfig | null {
+  const sid = env.TWILIO_ACCOUNT_SID?.trim() ?? '';
+  const token = env.TWILIO_AUTH_TOKEN?.trim() ?? '';
+  const from = env.TWILIO_FROM_NUMBER?.trim() ?? '';
+  const apiUrl = url(env, 'TWILIO_API_URL', ['https:', 'http:']) ?? 'https://api.twilio.com';
+  if (sid === '' && token === '' && from === '') return null;
+  const missing = [['TWILIO_ACCOUNT_SID', sid], ['TWILIO_AUTH_TOKEN', token], ['TWILIO_FROM_NUMBER', from]].filter(([, v]) => v === '').map(([n]) => n);
+  if (missing.length > 0) throw new ConfigError(`${missing.join(' and ')} must be set too: Twilio needs TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM_NUMBER`);
+  if (!/^AC[0-9a-fA-F]{32}$/.test(sid)) throw new ConfigError('TWILIO_ACCOUNT_SID must be "AC" and 32 hexadecimal digits');
+  if (!/^\S{16,}$/.test(token)) throw new ConfigError('TWILIO_AUTH_TOKEN must be at least 16 characters without spaces');
+  const fromNumbers = from.split(',').map((n) => n.trim());
+  const bad = fromNumbers.find((n) => !E164.test(n));
+  if (bad !== undefined) throw new ConfigError(`TWILIO_FROM_NUMBER must be E.164 numbers (+ and 7–15 digits), comma-separated, got "${bad}"`);
+  return Object.freeze({ accountSid: sid, authToken: token, fromNumbers: Object.freeze([...new Set(fromNumbers)]), apiUrl: apiUrl.replace(/\/+$/, '') });
+}
+
 function outboundAllow(env: Env): AllowList {
   try {
     return parseAllowList(env.OUTBOUND_ALLOW);
@@ -225,6 +265,11 @@ export function loadConfig(env: Env = process.env): Config {
     handoffCheckSeconds: int(env, 'HANDOFF_CHECK_SECONDS', 60, 1, 300),
     reportCheckSeconds: int(env, 'REPORT_CHECK_SECONDS', 300, 1, 3600),
     escalationMinuteMs: int(env, 'ESCALATION_MINUTE_MS', 60_000, 10, 60_000),
+    providers: Object.freeze({
+      twilio: twilio(env),
+      slackApiUrl: (url(env, 'SLACK_API_URL', ['https:', 'http:']) ?? 'https://slack.com/api').replace(/\/+$/, ''),
+      telegramApiUrl: (url(env, 'TELEGRAM_API_URL', ['https:', 'http:']) ?? 'https://api.telegram.org').replace(/\/+$/, ''),
+    }),
     jobs: {
       workers: bool(env, 'JOB_WORKERS', true),
       pollMs: int(env, 'JOB_POLL_MS', 250, 10, 60_000),

@@ -55,6 +55,8 @@ import { deliveryStats } from './modules/integrations/delivery-stats.ts';
 import { integrationsRepo } from './modules/integrations/integrations-repo.ts';
 import { integrationsService } from './modules/integrations/integrations-service.ts';
 import { notificationsRepo } from './modules/notifications/notifications-repo.ts';
+import { answersRepo } from './modules/notifications/answers-repo.ts';
+import { answersService } from './modules/notifications/answers-service.ts';
 import { notificationsService, SMTP_TIMEOUT_MS } from './modules/notifications/notifications-service.ts';
 import type { ChannelDeps } from './modules/notifications/channels/channel.ts';
 import { ACCOUNT_FALLBACK } from './modules/notifications/channels/registry.ts';
@@ -127,7 +129,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   // What every channel sends with; channels that cannot send without their provider say so (GET /channels).
   const channelDeps: ChannelDeps = {
     mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl, userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow,
-    webhookTimeoutMs: config.webhookTimeoutSeconds * 1000, smtpTimeoutMs: SMTP_TIMEOUT_MS,
+    webhookTimeoutMs: config.webhookTimeoutSeconds * 1000, smtpTimeoutMs: SMTP_TIMEOUT_MS, providers: config.providers,
   };
   // A handoff notice is a notification like any other: prepared and queued in one transaction, then delivered (made further down).
   const schedules = schedulesService({
@@ -163,7 +165,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   });
   const contacts = contactsService({
     store, repo: contactsRepo(), audit, clock, outboundAllow: config.outboundAllow, channels: channelDeps,
-    sendTest: (...args) => notifications.sendTest(...args),
+    sendNow: (...args) => notifications.sendNow(...args),
   });
   const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, audit, clock });
   const auth = authService({
@@ -195,8 +197,12 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const inbound = inboundService({ store, repo: inboundRepo(), ingest, alerts, clock, log });
   const suppression = suppressionService({ store, repo: suppressionRows, alerts: alertWrites, audit, clock, cursors, log });
   const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
+  const notificationRows = notificationsRepo();
+  const answerRows = answersRepo();
+  // Answers through channels (an SMS reply, a key on a call, a chat button) move incidents through their service.
+  const answers = answersService({ store, repo: answerRows, notifications: notificationRows, incidents, audit, clock });
   const notifications = notificationsService({
-    store, repo: notificationsRepo(), alerts, clock, cursors, log, channels: channelDeps, attemptLeaseMs: config.jobs.leaseSeconds * 1000,
+    store, repo: notificationRows, alerts, clock, paceClock: systemClock, cursors, log, channels: channelDeps, attemptLeaseMs: config.jobs.leaseSeconds * 1000, answers, answerRows,
     onAttempt: metrics.delivery,
     pageLinks: (row) => escalations.pageLinks(row),
   });
@@ -272,6 +278,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     inbound,
     suppression,
     notifications,
+    answers,
+    channelDeps,
     schedules,
     incidents,
     heartbeats,

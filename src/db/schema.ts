@@ -266,7 +266,19 @@ export interface DB {
     recipient_id: string | null;
     /** A notice's subject and text (JSON); null for a page, which is built from its alert at send time. */
     payload: string | null;
+    /** The provider's id of what was sent (a Twilio SID, a Slack channel and ts, a Telegram chat and message; migration 0025). */
+    provider_ref: string | null;
+    /** The provider's last reported status (Twilio status callbacks). */
+    provider_status: string | null;
+    /** The send slot this attempt holds under its channel's pace (one SMS a second per number); null between attempts. */
+    paced_at: number | null;
   };
+  reply_codes: { address: string; code: string; org_id: string; notification_id: string; incident_id: string; expires_at: number };
+  inbound_answers: {
+    id: string; org_id: string; notification_id: string; incident_id: string; channel: string; event_key: string;
+    action: string; outcome: string; user_id: string | null; via: string; created_at: number;
+  };
+  send_pace: { key: string; next_at: number };
   escalation_policies: {
     id: string;
     org_id: string;
@@ -378,13 +390,24 @@ export interface DB {
     id: string;
     org_id: string;
     user_id: string;
-    /** email, webhook, slack, teams, ntfy. */
+    /** A channel of the registry (email, webhook, sms, …). */
     type: string;
     label: string;
     /** The type's target as JSON, secrets in clear (masked only in responses). */
     target: string;
     created_at: number;
     updated_at: number;
+    /**
+     * When its owner confirmed the code sent to it, for channels that page only confirmed targets (a phone
+     * number); null until then. The code itself is kept only as a hash, with its expiry, the wrong guesses at
+     * it and the codes sent in the current window (migration 0025).
+     */
+    verified_at: number | null;
+    verify_code_hash: string | null;
+    verify_expires_at: number | null;
+    verify_attempts: number;
+    verify_sends: number;
+    verify_window_at: number | null;
   };
   notification_rules: {
     org_id: string;

@@ -24,6 +24,7 @@ import { pagerdutyRoutes } from '../modules/inbound/pagerduty-routes.ts';
 import { integrationsRoutes } from '../modules/integrations/integrations-routes.ts';
 import { liveRoutes } from '../modules/live/live-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
+import { inboundRoutes } from '../modules/notifications/inbound-routes.ts';
 import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
 import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
@@ -137,6 +138,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
   opsgenieRoutes(app, c);
   await heartbeatPingRoutes(app, c);
   await pageLinkRoutes(app, c.pageLinks);
+  await inboundRoutes(app, { answers: c.answers, channels: c.channelDeps, baseUrl: c.config.baseUrl, limits: c.limits, now: () => c.clock.now() });
 
   const auth = restAuth(c);
   await app.register(async (api) => {

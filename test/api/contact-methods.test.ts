@@ -38,7 +38,7 @@ for (const kind of STORE_KINDS) {
     it('adds, lists, reads, changes and deletes a member\'s own methods, secrets masked throughout', async () => {
       const email = await add(mia, { type: 'email', target: { to: 'mia@pager.test' } });
       assert.match(email.id, /^cm_/);
-      assert.deepEqual({ ...email, id: '', createdAt: '', updatedAt: '' }, { id: '', type: 'email', label: 'mia@pager.test', target: { to: 'mia@pager.test' }, createdAt: '', updatedAt: '' });
+      assert.deepEqual({ ...email, id: '', createdAt: '', updatedAt: '' }, { id: '', type: 'email', label: 'mia@pager.test', target: { to: 'mia@pager.test' }, verified: true, createdAt: '', updatedAt: '' });
       const ntfy = await add(mia, { type: 'ntfy', label: 'Phone', target: { serverUrl: 'https://ntfy.example.com', topic: 'mia-pages', token: 'tk_0123456789' } });
       assert.deepEqual(ntfy.target, { serverUrl: 'https://ntfy.example.com', topic: 'mia-pages', token: MASK });
       const hook = await add(mia, { type: 'webhook', target: { url: 'https://hooks.example.com/pager', secret: SECRET } });

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { CursorCodec } from '../../src/lib/pagination.ts';
 import { forIncident, notificationsRepo } from '../../src/modules/notifications/notifications-repo.ts';
+import { answersRepo } from '../../src/modules/notifications/answers-repo.ts';
 import {
   MAX_ATTEMPTS, notificationsService, RetryableDeliveryError, type NotificationsDeps, type PrepareInput,
 } from '../../src/modules/notifications/notifications-service.ts';
@@ -106,7 +107,7 @@ for (const kind of STORE_KINDS) {
       assert.equal(entries.length, 1);
       assert.deepEqual(entries[0], {
         id, alertId, incidentId: null, workflowId: entries[0]!.workflowId, actionIndex: 0, source: 'workflow', step: null, recipientId: null, channel: 'email',
-        target: 'ops@example.com', status: 'sent', attempts: 1, lastError: null, responseStatus: 250,
+        target: 'ops@example.com', status: 'sent', attempts: 1, lastError: null, responseStatus: 250, providerStatus: null, answers: [],
         createdAt: new Date(h.clock.now()).toISOString(), updatedAt: new Date(h.clock.now()).toISOString(), sentAt: new Date(h.clock.now()).toISOString(),
       });
 
@@ -154,8 +155,8 @@ for (const kind of STORE_KINDS) {
 
     it('a channel that cannot send (no SMTP_URL) fails at once, saying so; a webhook that does not answer in time is retried', async () => {
       const deps: NotificationsDeps = {
-        store: h.c.store, repo: notificationsRepo(), alerts: h.c.alerts, clock: h.clock, cursors: new CursorCodec('test'), log: pino({ level: 'silent' }),
-        channels: { mailer: null, smtpFrom: 'alerts@alertflow.test', baseUrl: 'http://alertflow.test', userAgent: 'AlertFlow/test', outboundAllow: h.config.outboundAllow, webhookTimeoutMs: 300, smtpTimeoutMs: 1000 },
+        store: h.c.store, repo: notificationsRepo(), alerts: h.c.alerts, clock: h.clock, cursors: new CursorCodec('test'), log: pino({ level: 'silent' }), answerRows: answersRepo(), paceClock: h.clock,
+        channels: { mailer: null, smtpFrom: 'alerts@alertflow.test', baseUrl: 'http://alertflow.test', userAgent: 'AlertFlow/test', outboundAllow: h.config.outboundAllow, webhookTimeoutMs: 300, smtpTimeoutMs: 1000, providers: h.config.providers },
       };
       const svc = notificationsService(deps);
       const hang = `/hang-${kind}`;

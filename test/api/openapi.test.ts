@@ -47,7 +47,7 @@ describe('served OpenAPI document', () => {
       'post /heartbeats/{id}/rotate-token',
       'get /users/me/contact-methods', 'post /users/me/contact-methods', 'get /users/me/contact-methods/{id}', 'put /users/me/contact-methods/{id}',
       'patch /users/me/contact-methods/{id}', 'delete /users/me/contact-methods/{id}', 'get /users/me/notification-rules', 'put /users/me/notification-rules',
-      'post /users/me/contact-methods/{id}/test', 'get /channels',
+      'post /users/me/contact-methods/{id}/test', 'post /users/me/contact-methods/{id}/send-code', 'post /users/me/contact-methods/{id}/verify', 'get /channels',
       'get /users/{id}/contact-methods',
       'get /events',
       'get /escalation-policies', 'post /escalation-policies', 'get /escalation-policies/{id}', 'put /escalation-policies/{id}',

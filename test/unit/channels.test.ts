@@ -2,48 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Value } from 'typebox/value';
 import type { Alert } from '../../src/modules/alerts/alerts-schemas.ts';
-import type { PageMessage } from '../../src/modules/notifications/channels/channel.ts';
+import { ACK, alertOf, hostile, HOSTILE, notice, page, RESOLVE, texts } from '../support/pages.ts';
 import { emailOf } from '../../src/modules/notifications/channels/email.ts';
 import { NTFY_LIMITS, ntfyPayload } from '../../src/modules/notifications/channels/ntfy.ts';
 import { CHANNELS } from '../../src/modules/notifications/channels/registry.ts';
 import { escapeMrkdwn, SLACK_LIMITS, slackPayload } from '../../src/modules/notifications/channels/slack.ts';
 import { escapeTeamsMarkdown, TEAMS_LIMITS, teamsPayload } from '../../src/modules/notifications/channels/teams.ts';
-
-const ACK = 'https://alertflow.example.com/links/tok.ack';
-const RESOLVE = 'https://alertflow.example.com/links/tok.res';
-
-function alertOf(over: Partial<Alert> = {}): Alert {
-  return {
-    id: 'alt_1', title: 'Disk almost full on db1', severity: 'critical', status: 'firing', source: 'node-exporter',
-    description: 'Only 3% left.', fingerprint: 'fp', labels: { host: 'db1', env: 'prod' },
-    annotations: { runbook_url: 'https://runbooks.example.com/disk' }, integrationId: null, clientId: null, incidentId: 'inc_1',
-    suppressionId: null, occurrences: 1, lastSeenAt: '2026-11-21T10:00:00.000Z', acknowledgedAt: null, acknowledgedBy: null,
-    resolvedAt: null, resolvedBy: null, createdAt: '2026-11-21T10:00:00.000Z', updatedAt: '2026-11-21T10:00:00.000Z', ...over,
-  };
-}
-const page = (alert: Alert): PageMessage => ({
-  alert,
-  incident: {
-    id: 'inc_1', number: 7, title: 'Storage', severity: 'critical', status: 'triggered', assigneeId: null, alertCount: 1, clientId: null,
-    workflowId: 'wf', groupKey: '', acknowledgedAt: null, resolvedAt: null, snoozedUntil: null, createdAt: '2026-11-21T10:00:00.000Z', updatedAt: '2026-11-21T10:00:00.000Z',
-  },
-  alertUrl: 'https://alertflow.example.com/alerts/alt_1', acknowledgeUrl: ACK, resolveUrl: RESOLVE, deliveryId: 'ntf_1', event: 'escalation.step', sentAt: Date.UTC(2026, 10, 21),
-});
-
-// Everything a sender controls, long and hostile: markup, mentions, JSON breakers, control characters, astral characters.
-const HOSTILE = `<!channel> <@U123> *bold* &amp; <https://evil.example|click> "quote" \\ \u0000\u0007\u2028 ${'💥'.repeat(3000)} ${'x<>&"'.repeat(5000)}`;
-const hostile = alertOf({
-  title: HOSTILE, description: HOSTILE,
-  labels: Object.fromEntries(Array.from({ length: 63 }, (_, i) => [`k${i}<&>`, HOSTILE.slice(0, 4000)])),
-  annotations: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`link${i}`, `https://example.com/${'a'.repeat(3000)}|>${i}`])),
-});
-
-const texts = (v: unknown): string[] => {
-  if (typeof v === 'string') return [v];
-  if (Array.isArray(v)) return v.flatMap(texts);
-  if (v && typeof v === 'object') return Object.values(v).flatMap(texts);
-  return [];
-};
 
 describe('Slack Block Kit', () => {
   it('shows severity, title, labels, links and the acknowledge button', () => {
@@ -143,16 +107,27 @@ describe('email page', () => {
   });
 });
 
-describe('registry', () => {
-  it('has every channel with a target schema that refuses unknown fields', () => {
-    assert.deepEqual(Object.keys(CHANNELS).sort(), ['email', 'ntfy', 'slack', 'teams', 'webhook']);
-    const good = { email: { to: 'a@b.test' }, webhook: { url: 'https://x.test/h' }, slack: { webhookUrl: 'https://hooks.slack.com/services/x' }, teams: { webhookUrl: 'https://x.test/w' }, ntfy: { serverUrl: 'https://ntfy.test', topic: 'ops' } };
+describe('a notice (a handoff, a test page) in every channel', () => {
+  it('says its subject and text, with no acknowledge or resolve button', () => {
+    const n = notice({ subject: '[TEST] AlertFlow test page for <Ops>', text: 'Nothing is wrong.' });
     for (const [type, channel] of Object.entries(CHANNELS)) {
-      assert.ok(Value.Check(channel.target, good[type as keyof typeof good]), type);
-      assert.ok(!Value.Check(channel.target, { ...good[type as keyof typeof good], extra: 1 }), `${type} refuses extra fields`);
+      const out = JSON.stringify((channel as { render: (m: unknown, t: unknown) => unknown }).render(n, { topic: 'ops', serverUrl: 'https://n.test', number: '+4915100000001', url: 'https://x.test' }));
+      assert.match(out, /Nothing is wrong\./, type);
+      assert.match(out, /TEST/, type);
+      assert.doesNotMatch(out, /Acknowledge|Press 4/, `${type}: a notice is not answered`);
+    }
+  });
+});
+
+describe('registry', () => {
+  it('every channel declares a closed target schema, a name, its uses and what it reaches without secrets', () => {
+    for (const [type, channel] of Object.entries(CHANNELS)) {
+      assert.equal((channel.target as { additionalProperties?: unknown }).additionalProperties, false, `${type} refuses fields it does not declare`);
+      assert.ok(channel.label && channel.about && channel.uses.length > 0, type);
+      assert.ok(!Value.Check(channel.target, { extra: 'x' }), `${type} refuses an unknown field`);
     }
     // A chat webhook URL is a secret: the delivery log shows its host only.
-    assert.equal(CHANNELS.slack.describe({ webhookUrl: 'https://hooks.slack.com/services/T/B/secret' } as never), 'https://hooks.slack.com/…');
+    assert.equal(CHANNELS.slack.describe({ webhookUrl: 'https://hooks.slack.com/services/T/B/secret' }), 'https://hooks.slack.com/…');
   });
 });
 

@@ -25,6 +25,7 @@ import m0024 from './0024_channel_deliveries.ts';
 import m0025 from './0025_analytics_monthly_noise.ts';
 import m0026 from './0026_alert_writes_in_code.ts';
 import m0027 from './0027_incident_actions.ts';
+import m0028 from './0028_channel_answers.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -55,6 +56,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0025_analytics_monthly_noise', m0025],
   ['0026_alert_writes_in_code', m0026],
   ['0027_incident_actions', m0027],
+  ['0028_channel_answers', m0028],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

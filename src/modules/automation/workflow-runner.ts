@@ -254,7 +254,7 @@ export function workflowRunner(deps: {
         await notifications.deliver(job.notificationId, delivery, { event: job.event, ...(subject !== undefined && { subject }) });
       } catch (err) {
         if (err instanceof DeliveryDeferred) {
-          const delayMs = Math.max(0, err.retryAt - clock.now()) + Math.floor(Math.random() * DEFER_JITTER_MS);
+          const delayMs = Math.max(0, err.retryAt - clock.now()) + (err.exact ? 0 : Math.floor(Math.random() * DEFER_JITTER_MS));
           await sendDelivery(store.db, 'delivery-retries', job, delayMs);
         } else if (err instanceof RetryableDeliveryError) {
           await sendDelivery(store.db, 'delivery-retries', job, backoffMs(DELIVERY_RETRY, Math.max(0, err.attempts - 1)));

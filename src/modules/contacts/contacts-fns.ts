@@ -1,3 +1,4 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
 import type { ErrorDetail } from '../../lib/errors.ts';
 import type { ChannelTarget } from '../notifications/channels/channel.ts';
 import { ACCOUNT_FALLBACK, type ChannelType } from '../notifications/channels/registry.ts';
@@ -56,4 +57,47 @@ export function planOf(accountEmail: string, methods: readonly PlannedMethod[], 
   if (steps.length === 0) return methods.map((m) => ({ afterMinutes: 0, channel: m.type, target: m.target }));
   // Array.prototype.sort is stable: equal delays stay in the member's order.
   return steps.sort((a, b) => a.afterMinutes - b.afterMinutes);
+}
+
+// ---- Verification of a target (a phone number confirmed by a code sent to it) ----------------------------
+
+/** A code lives ten minutes, takes five wrong guesses, and a method gets five codes an hour. */
+export const VERIFY = { codeTtlMs: 10 * 60_000, maxAttempts: 5, maxSends: 5, windowMs: 3_600_000 } as const;
+
+/** The stored form of a code: a hash bound to its method (a code for one method proves nothing for another). */
+export const codeHash = (methodId: string, code: string): string => createHash('sha256').update(`${methodId}:${code}`).digest('hex');
+
+export const newCode = (): string => String(randomInt(0, 1_000_000)).padStart(6, '0');
+
+/** The code as a phone reads it, digit by digit ("1 2 3 4 5 6"), and as a text shows it. */
+export const codeNotice = (code: string) => ({
+  event: 'contact.verification',
+  subject: 'Your AlertFlow code',
+  text: `Your AlertFlow code is ${code.split('').join(' ')}. It expires in 10 minutes. If you did not ask for it, ignore this message.`,
+});
+
+export interface VerifyState {
+  verify_code_hash: string | null;
+  verify_expires_at: number | null;
+  verify_attempts: number;
+  verify_sends: number;
+  verify_window_at: number | null;
+}
+
+/** Whether another code may be sent now, and the counters after sending it: at most `maxSends` in a rolling window. */
+export function mayResend(s: VerifyState, now: number): { ok: true; sends: number; windowAt: number } | { ok: false; retryAfterMs: number } {
+  const fresh = s.verify_window_at === null || now - s.verify_window_at >= VERIFY.windowMs;
+  if (fresh) return { ok: true, sends: 1, windowAt: now };
+  if (s.verify_sends >= VERIFY.maxSends) return { ok: false, retryAfterMs: (s.verify_window_at as number) + VERIFY.windowMs - now };
+  return { ok: true, sends: s.verify_sends + 1, windowAt: s.verify_window_at as number };
+}
+
+/** What a guess at the code comes to: right (in constant time), wrong (one more attempt counted), or no live code. */
+export function checkCode(methodId: string, s: VerifyState, code: string, now: number): 'right' | 'wrong' | 'expired' | 'none' | 'locked' {
+  if (s.verify_code_hash === null || s.verify_expires_at === null) return 'none';
+  if (now >= s.verify_expires_at) return 'expired';
+  if (s.verify_attempts >= VERIFY.maxAttempts) return 'locked';
+  const given = Buffer.from(codeHash(methodId, code.trim()), 'hex');
+  const stored = Buffer.from(s.verify_code_hash, 'hex');
+  return given.length === stored.length && timingSafeEqual(given, stored) ? 'right' : 'wrong';
 }

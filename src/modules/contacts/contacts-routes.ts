@@ -5,7 +5,7 @@ import type { Api } from '../../http/types.ts';
 import { signedIn } from '../users/users-routes.ts';
 import {
   ContactMethodList, ContactMethodOne, CreateContactMethodBody, MASKED_SECRET, MAX_METHODS, NotificationRulesBody, NotificationRulesResponse,
-  UpdateContactMethodBody,
+  UpdateContactMethodBody, VerifyBody,
 } from './contacts-schemas.ts';
 import type { ContactsService } from './contacts-service.ts';
 import { NotificationOne } from '../notifications/notifications-schemas.ts';
@@ -69,11 +69,35 @@ export function contactsRoutes(app: Api, contacts: ContactsService): void {
     schema: apiSchema({
       ...own,
       summary: 'Send a test page to one of your contact methods',
-      description: `${YOURS} Sends a clearly marked test page ("[TEST] …", asking for no answer) now, by the method's channel, and returns the delivery as it went: \`sent\`, or \`failed\` with the provider's error in \`lastError\`. One attempt, no retries; it shows in the delivery log as \`source: test\`.`,
-    }, { params: IdParams, response: { 200: NotificationOne } }),
+      description: `${YOURS} Sends a clearly marked test page ("[TEST] …", asking for no answer) now, by the method's channel, and returns the delivery as it went: \`sent\`, or \`failed\` with the provider's error in \`lastError\`. One attempt, no retries; it shows in the delivery log as \`source: test\`. 409 for a method not confirmed yet.`,
+    }, { params: IdParams, response: { 200: NotificationOne, ...conflictResponse } }),
   }, async (req) => {
     const me = signedIn(req);
     return { data: await contacts.test(me.orgId, actorOf(req), me.userId, req.params.id) };
+  });
+
+  app.post('/users/me/contact-methods/:id/send-code', {
+    config: { scope: own.scope },
+    schema: apiSchema({
+      ...own,
+      summary: 'Send a code to confirm one of your contact methods',
+      description: `${YOURS} For a method whose channel pages only confirmed targets (a phone number: SMS, voice): sends a 6-digit code to it now (a text, or a call that reads it), valid 10 minutes, replacing any earlier one; at most 5 an hour per method (429 beyond). Returns the delivery as it went. 409 when the method needs no code or is confirmed already.`,
+    }, { params: IdParams, response: { 200: NotificationOne, ...conflictResponse } }),
+  }, async (req) => {
+    const me = signedIn(req);
+    return { data: await contacts.sendCode(me.orgId, actorOf(req), me.userId, req.params.id) };
+  });
+
+  app.post('/users/me/contact-methods/:id/verify', {
+    config: { scope: own.scope },
+    schema: apiSchema({
+      ...own,
+      summary: 'Confirm one of your contact methods with its code',
+      description: `${YOURS} The right code confirms the method (\`verified: true\`): it pages from now on. A wrong code is 400 at \`/code\` and counts: after 5 wrong guesses, or 10 minutes, a new code must be sent.`,
+    }, { params: IdParams, body: VerifyBody, response: { 200: ContactMethodOne } }),
+  }, async (req) => {
+    const me = signedIn(req);
+    return { data: await contacts.verify(me.orgId, actorOf(req), me.userId, req.params.id, req.body.code) };
   });
 
   app.delete('/users/me/contact-methods/:id', {

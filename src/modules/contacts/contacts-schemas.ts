@@ -56,10 +56,11 @@ const methodOut = (t: ContactType) => obj({
   type: kind(t),
   label: Type.String(),
   target: maskedSchema(CHANNELS[t]),
+  verified: Type.Boolean({ description: 'Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`.' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
-export type ContactMethod = { id: string; type: ContactType; label: string; target: Target; createdAt: string; updatedAt: string };
+export type ContactMethod = { id: string; type: ContactType; label: string; target: Target; verified: boolean; createdAt: string; updatedAt: string };
 export const ContactMethod = Type.Unsafe<ContactMethod>({ anyOf: CONTACT_TYPES.map(methodOut) });
 
 export const ContactMethodOne = Type.Object({ data: ContactMethod }, { additionalProperties: false });
@@ -75,3 +76,6 @@ const Rules = Type.Array(NotificationRule, { maxItems: MAX_RULES, description: `
 export const NotificationRulesBody = obj({ rules: Rules });
 export type NotificationRulesBody = Static<typeof NotificationRulesBody>;
 export const NotificationRulesResponse = obj({ data: obj({ rules: Rules }) });
+
+export const VerifyBody = obj({ code: Type.String({ minLength: 1, maxLength: 20, description: 'The code sent to the method.' }) });
+export type VerifyBody = Static<typeof VerifyBody>;

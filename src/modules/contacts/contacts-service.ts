@@ -9,9 +9,11 @@ import { orderedId } from '../../lib/ids.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import type { ChannelDeps } from '../notifications/channels/channel.ts';
 import type { Delivery, Notification } from '../notifications/notifications-schemas.ts';
+import type { NoticeText } from '../notifications/notifications-service.ts';
 import { channelOf } from '../notifications/channels/registry.ts';
 import { keepSecrets, maskTarget, schemaProblems, targetProblems } from '../notifications/channels/target-fns.ts';
-import { planOf, ruleProblems, type ContactStep } from './contacts-fns.ts';
+import { checkCode, codeHash, codeNotice, mayResend, newCode, planOf, ruleProblems, VERIFY, type ContactStep } from './contacts-fns.ts';
+import { testNotice } from '../notifications/notifications-fns.ts';
 import type { ContactMethodRow, ContactsRepo } from './contacts-repo.ts';
 import {
   MAX_METHODS, type ContactMethod, type ContactType, type CreateContactMethodBody, type NotificationRule, type NotificationRulesBody, type Target,
@@ -26,8 +28,8 @@ const invalid = (errors: ErrorDetail[]): AppError => new AppError('VALIDATION_ER
  */
 export function contactsService(deps: {
   store: Store; repo: ContactsRepo; audit: AuditService; clock: Clock; outboundAllow: AllowList; channels: ChannelDeps;
-  /** Sends a test page to a target now and says how it went (the notifications module). */
-  sendTest: (orgId: string, delivery: Delivery, who: { recipientId: string; name: string }) => Promise<Notification>;
+  /** Sends a notice (a test page, a verification code) to a target now and says how it went (the notifications module). */
+  sendNow: (orgId: string, delivery: Delivery, notice: NoticeText, who: { source: 'test' | 'verification'; recipientId: string; name: string }) => Promise<Notification>;
 }) {
   const { store, repo, audit, clock, outboundAllow } = deps;
   const lock = store.dialect === 'postgres';
@@ -38,6 +40,7 @@ export function contactsService(deps: {
     type: r.type as ContactType,
     label: r.label,
     target: maskTarget(channelOf(r.type as ContactType), targetOf(r)),
+    verified: verifiedOf(r),
     createdAt: iso(Number(r.created_at)),
     updatedAt: iso(Number(r.updated_at)),
   }) as ContactMethod;
@@ -59,6 +62,9 @@ export function contactsService(deps: {
     if (!kept.ok) throw invalid(kept.errors);
     return kept.target;
   }
+
+  /** Whether a method may page: always, unless its channel confirms targets first and this one is not confirmed yet. */
+  const verifiedOf = (r: ContactMethodRow): boolean => channelOf(r.type as ContactType).verification !== 'code' || r.verified_at !== null;
 
   async function found(db: Kysely<DB>, orgId: string, userId: string, id: string): Promise<ContactMethodRow> {
     const row = await repo.get(db, orgId, userId, id);
@@ -87,6 +93,7 @@ export function contactsService(deps: {
         target: JSON.stringify(target),
         created_at: now,
         updated_at: now,
+        verified_at: null, verify_code_hash: null, verify_expires_at: null, verify_attempts: 0, verify_sends: 0, verify_window_at: null,
       };
       await inTransaction(db, async (trx) => {
         await member(trx, orgId, userId);
@@ -110,9 +117,12 @@ export function contactsService(deps: {
           if (misfit.length > 0) throw invalid([{ path: '/target', message: `must be a ${type} target (the type cannot change: add a new method instead)` }, ...misfit]);
           target = checkedTarget(type, input.target, targetOf(before));
         }
+        // Another number is another thing to confirm.
+        const moved = target !== undefined && JSON.stringify(target) !== JSON.stringify(targetOf(before));
         const updated = await repo.update(trx, orgId, userId, id, {
           ...(input.label !== undefined && { label: input.label }),
           ...(target !== undefined && { target: JSON.stringify(target) }),
+          ...(moved && { verified_at: null, verify_code_hash: null, verify_expires_at: null, verify_attempts: 0 }),
           updated_at: clock.now(),
         });
         if (!updated) throw notFound('Contact method');
@@ -122,12 +132,56 @@ export function contactsService(deps: {
       return toMethod(row);
     },
 
-    /** Sends a clearly marked test page to one of the member's methods now; the delivery as it went (sent, or the error in words). */
+    /**
+     * Sends a clearly marked test page to one of the member's methods now; the delivery as it went (sent, or
+     * the error in words). A method whose channel confirms its targets first is tested once confirmed.
+     */
     async test(orgId: string, actor: Actor, userId: string, id: string): Promise<Notification> {
       const row = await found(store.db, orgId, userId, id);
-      const result = await deps.sendTest(orgId, { channel: row.type as ContactType, target: targetOf(row) }, { recipientId: userId, name: row.label });
+      if (!verifiedOf(row)) throw new AppError('CONFLICT', 'Confirm this method first: send a code to it and enter the code');
+      const result = await deps.sendNow(orgId, { channel: row.type as ContactType, target: targetOf(row) }, testNotice(row.label, clock.now()), { source: 'test', recipientId: userId, name: row.label });
       await audit.record(store.db, { orgId, action: 'contact_method.tested', actor, target: { type: 'contact_method', id }, metadata: { status: result.status } });
       return result;
+    },
+
+    /**
+     * Sends a new code to a method whose channel confirms its targets (an SMS to the number, or a call that
+     * reads it): at most five an hour per method (429 beyond); a new code replaces the last. The delivery as it went.
+     */
+    async sendCode(orgId: string, actor: Actor, userId: string, id: string): Promise<Notification> {
+      const row = await found(store.db, orgId, userId, id);
+      if (channelOf(row.type as ContactType).verification !== 'code') throw new AppError('CONFLICT', 'This method needs no code');
+      if (row.verified_at !== null) throw new AppError('CONFLICT', 'This method is confirmed already');
+      const now = clock.now();
+      const allowed = mayResend(row, now);
+      if (!allowed.ok) throw new AppError('RATE_LIMITED', `At most ${VERIFY.maxSends} codes an hour are sent to a method; try again later`, null, Math.ceil(allowed.retryAfterMs / 1000));
+      const code = newCode();
+      await repo.update(store.db, orgId, userId, id, {
+        verify_code_hash: codeHash(id, code), verify_expires_at: now + VERIFY.codeTtlMs, verify_attempts: 0, verify_sends: allowed.sends, verify_window_at: allowed.windowAt,
+      });
+      const result = await deps.sendNow(orgId, { channel: row.type as ContactType, target: targetOf(row) }, codeNotice(code), { source: 'verification', recipientId: userId, name: row.label });
+      await audit.record(store.db, { orgId, action: 'contact_method.code_sent', actor, target: { type: 'contact_method', id }, metadata: { status: result.status } });
+      return result;
+    },
+
+    /** Confirms a method with the code sent to it: right, it pages from now on; wrong, expired or guessed too often, 400 saying which. */
+    async verify(orgId: string, actor: Actor, userId: string, id: string, code: string): Promise<ContactMethod> {
+      return inTransaction(store.db, async (trx) => {
+        await member(trx, orgId, userId);
+        const row = await found(trx, orgId, userId, id);
+        if (row.verified_at !== null) return toMethod(row);
+        const now = clock.now();
+        const result = checkCode(id, row, code, now);
+        if (result !== 'right') {
+          if (result === 'wrong') await repo.update(trx, orgId, userId, id, { verify_attempts: row.verify_attempts + 1 });
+          const why = { wrong: 'is not the code sent', expired: 'has expired: send a new one', none: 'was never sent: send one first', locked: 'was guessed wrong too often: send a new one' }[result];
+          await audit.record(trx, { orgId, action: 'contact_method.verify_failed', actor, target: { type: 'contact_method', id }, metadata: { result } });
+          throw invalid([{ path: '/code', message: why }]);
+        }
+        const updated = await repo.update(trx, orgId, userId, id, { verified_at: now, verify_code_hash: null, verify_expires_at: null, verify_attempts: 0 });
+        await audit.record(trx, { orgId, action: 'contact_method.verified', actor, target: { type: 'contact_method', id }, metadata: { type: row.type } });
+        return toMethod(updated as ContactMethodRow);
+      });
     },
 
     /** Deletes a method and the rules that name it. */
@@ -167,9 +221,10 @@ export function contactsService(deps: {
       const account = await repo.member(store.db, orgId, userId, false);
       if (!account) return [];
       const [methods, rules] = await Promise.all([repo.list(store.db, orgId, userId), repo.rules(store.db, orgId, userId)]);
+      // A number nobody confirmed is never paged.
       return planOf(
         account.email,
-        methods.map((m) => ({ id: m.id, type: m.type as ContactType, target: targetOf(m) })),
+        methods.filter(verifiedOf).map((m) => ({ id: m.id, type: m.type as ContactType, target: targetOf(m) })),
         rules.map((r) => ({ contactMethodId: r.contact_method_id, afterMinutes: Number(r.after_minutes) })),
       );
     },

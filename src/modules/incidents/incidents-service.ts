@@ -288,14 +288,15 @@ export function incidentsService(deps: {
 
 
     /**
-     * Acknowledges or resolves an incident in the caller's transaction (a page's link): null when there is no
+     * Acknowledges or resolves an incident in the caller's transaction (a page's link, an answer through a channel:
+     * `data` says how, e.g. `{via: "SMS reply from +49…"}`): null when there is no
      * such incident; a resolved one stays resolved (returned as it is).
      */
-    async respond(db: Kysely<DB>, orgId: string, id: string, to: 'acknowledged' | 'resolved', actor: Actor, at: number): Promise<IncidentRow | null> {
+    async respond(db: Kysely<DB>, orgId: string, id: string, to: 'acknowledged' | 'resolved', actor: Actor, at: number, data: Record<string, unknown> = {}): Promise<IncidentRow | null> {
       const incident = await repo.get(db, orgId, id);
       if (!incident) return null;
       if (incident.status === 'resolved' || (to === 'acknowledged' && incident.status === 'acknowledged')) return incident;
-      return setStatus(db, incident, to, actor, at);
+      return setStatus(db, incident, to, actor, at, data);
     },
 
     row: (db: Kysely<DB>, orgId: string, id: string) => repo.get(db, orgId, id),

@@ -3,7 +3,8 @@ import { iso, isoOrNull } from '../../lib/clock.ts';
 import type { Alert } from '../alerts/alerts-schemas.ts';
 import type { Incident } from '../incidents/incidents-schemas.ts';
 import type { NotificationRow } from './notifications-repo.ts';
-import type { Notification } from './notifications-schemas.ts';
+import type { AnswerRow } from './answers-repo.ts';
+import type { Notification, NotificationAnswer } from './notifications-schemas.ts';
 
 /**
  * Pure parts of notification delivery: the idempotency key, the webhook signature and body, the email's
@@ -210,7 +211,7 @@ export function messageId(notificationId: string, baseUrl: string): string {
 }
 
 /** A delivery log entry as the API shows it. */
-export function toNotification(r: NotificationRow): Notification {
+export function toNotification(r: NotificationRow, answers: readonly AnswerRow[] = []): Notification {
   return {
     id: r.id,
     alertId: r.alert_id,
@@ -226,9 +227,20 @@ export function toNotification(r: NotificationRow): Notification {
     attempts: r.attempts,
     lastError: r.last_error,
     responseStatus: r.response_status,
+    providerStatus: r.provider_status,
+    answers: answers.map((a) => ({
+      action: a.action as NotificationAnswer['action'], outcome: a.outcome as NotificationAnswer['outcome'], via: a.via, userId: a.user_id, at: iso(a.created_at),
+    })),
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),
     sentAt: isoOrNull(r.sent_at),
   };
 }
 
+
+/** A test page: clearly marked, asking for no answer. */
+export const testNotice = (name: string, at: number) => ({
+  event: 'channel.test',
+  subject: `[TEST] AlertFlow test page for ${name}`,
+  text: `This is a test page from AlertFlow, sent at ${iso(at)} because someone pressed "Send a test". Nothing is wrong; nothing needs an answer.`,
+});

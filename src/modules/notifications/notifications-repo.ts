@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
@@ -7,7 +7,7 @@ export type NotificationRow = DB['notifications'];
 export type IncidentRow = DB['incidents'];
 
 /** What a delivery attempt records; it applies only while the attempt is still the row's latest. */
-export type AttemptResult = Pick<NotificationRow, 'status' | 'last_error' | 'response_status' | 'sent_at'> & { target?: string };
+export type AttemptResult = Pick<NotificationRow, 'status' | 'last_error' | 'response_status' | 'sent_at'> & { provider_ref?: string };
 
 /**
  * The delivery log of an incident, oldest first (for its timeline), at most `limit` entries. For the
@@ -50,7 +50,8 @@ export function notificationsRepo() {
      * while this attempt was under way stays cancelled unless the attempt did send it (then it says so).
      */
     record: async (db: Kysely<DB>, id: string, attempt: number, result: AttemptResult, now: number): Promise<void> => {
-      await db.updateTable('notifications').set({ ...result, updated_at: now })
+      // The attempt's send slot is spent: a retry waits for a new one.
+      await db.updateTable('notifications').set({ ...result, paced_at: null, updated_at: now })
         .where('id', '=', id).where('attempts', '=', attempt)
         .where('status', 'in', result.status === 'sent' ? ['pending', 'cancelled'] : ['pending']).execute();
     },
@@ -65,6 +66,31 @@ export function notificationsRepo() {
       q = 'incidentId' in scope ? q.where('incident_id', '=', scope.incidentId) : q.where('escalation_id', '=', scope.escalationId);
       return Number((await q.executeTakeFirst()).numUpdatedRows);
     },
+
+    /**
+     * The next send slot of a paced key (one send per `everyMs`): now if the key is idle, else right after the
+     * slot last handed out. One atomic upsert, so concurrent workers (and instances) get distinct slots.
+     */
+    reserveSlot: async (db: Kysely<DB>, key: string, everyMs: number, now: number): Promise<number> => {
+      const r = await db.insertInto('send_pace').values({ key, next_at: now + everyMs })
+        .onConflict((oc) => oc.column('key').doUpdateSet({
+          next_at: sql<number>`(case when send_pace.next_at > ${now} then send_pace.next_at else ${now} end) + ${everyMs}`,
+        }))
+        .returning('next_at').executeTakeFirstOrThrow();
+      return Number(r.next_at) - everyMs;
+    },
+    /** Holds a slot for the attempt about to be made (`attempts` so far); false when the row moved on meanwhile. */
+    holdSlot: async (db: Kysely<DB>, id: string, attempts: number, slot: number): Promise<boolean> =>
+      Number((await db.updateTable('notifications').set({ paced_at: slot })
+        .where('id', '=', id).where('attempts', '=', attempts).where('status', '=', 'pending').where('paced_at', 'is', null).executeTakeFirst()).numUpdatedRows) === 1,
+
+    /** What the provider says became of a sent message; a failure marks the row failed, with why. */
+    providerStatus: (db: Kysely<DB>, orgId: string, id: string, status: string, failure: string | null, now: number) =>
+      db.updateTable('notifications')
+        .set({ provider_status: status, updated_at: now, ...(failure !== null && { status: 'failed', last_error: failure }) })
+        // A failure reported while the send's own answer is still being recorded wins: that record applies only to a pending row.
+        .where('org_id', '=', orgId).where('id', '=', id).where('status', 'in', failure !== null ? ['sent', 'failed', 'pending'] : ['sent', 'failed', 'pending', 'cancelled'])
+        .execute(),
 
     page: (db: Kysely<DB>, orgId: string, alertId: string, limit: number, after: Keyset | null) =>
       keysetPage(ofAlert(db, orgId, alertId).selectAll(), limit, after).execute(),

@@ -4,10 +4,23 @@ import { listOf, PageQuery } from '../../lib/pagination.ts';
 import { CHANNEL_USES, MASKED_SECRET, type ChannelTarget } from './channels/channel.ts';
 import { CHANNEL_TYPES, type ChannelType } from './channels/registry.ts';
 
-export const NOTIFICATION_SOURCES = ['workflow', 'escalation', 'heartbeat', 'handoff', 'test'] as const;
+export const NOTIFICATION_SOURCES = ['workflow', 'escalation', 'heartbeat', 'handoff', 'test', 'verification'] as const;
 export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
 export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'cancelled'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+/** An answer that came back through a page's channel. */
+export const NotificationAnswer = Type.Object(
+  {
+    action: StringEnum(['acknowledge', 'resolve'] as const),
+    outcome: StringEnum(['done', 'already', 'gone'] as const, { description: '`done`: the incident moved; `already`: it was so already, nothing changed; `gone`: the incident no longer exists.' }),
+    via: Type.String({ description: 'How it came, in words: "SMS reply from +4915…", "key 4 on a call to +4915…", "Slack button pressed by …".' }),
+    userId: Nullable(Type.String({ description: 'The member who answered, when one was matched.' })),
+    at: Timestamp,
+  },
+  { additionalProperties: false },
+);
+export type NotificationAnswer = Static<typeof NotificationAnswer>;
 
 /** One entry of the delivery log: a page a workflow action or an escalation step sent (or tried to) for an alert, or a notice (a handoff, a test). */
 export const Notification = Type.Object(
@@ -15,7 +28,7 @@ export const Notification = Type.Object(
     id: Type.String({ description: 'Also sent as `X-AlertFlow-Delivery` (webhooks) and in the Message-ID (emails), the same on every attempt.' }),
     alertId: Nullable(Type.String({ description: 'Null for a notice about no alert: a schedule\'s handoff, a test page.' })),
     incidentId: Nullable(Type.String()),
-    source: StringEnum(NOTIFICATION_SOURCES, { description: 'What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice or a test.' }),
+    source: StringEnum(NOTIFICATION_SOURCES, { description: 'What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice, a test page or a contact method\'s verification code.' }),
     workflowId: Nullable(Type.String({ description: 'For `source: workflow`.' })),
     actionIndex: Nullable(Type.Integer({ description: 'For `source: workflow`: the position of the action in the workflow\'s `actions`, from 0.' })),
     step: Nullable(Type.Integer({ description: 'For `source: escalation`: the policy step, from 1.' })),
@@ -28,6 +41,8 @@ export const Notification = Type.Object(
     attempts: Type.Integer(),
     lastError: Nullable(Type.String()),
     responseStatus: Nullable(Type.Integer({ description: 'The HTTP status of the webhook\'s last answer, or the SMTP reply code.' })),
+    providerStatus: Nullable(Type.String({ description: 'What the provider last reported of it (Twilio: `delivered`, `undelivered`, `completed`, `no-answer`, …); a failure also marks it `failed`.' })),
+    answers: Type.Array(NotificationAnswer, { description: 'The answers that came back through it, oldest first: an SMS reply, a key pressed on the call, a chat button.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     sentAt: Nullable(Timestamp),

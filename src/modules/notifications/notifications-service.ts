@@ -12,7 +12,9 @@ import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AlertsService } from '../alerts/alerts-service.ts';
 import { alertUrl, incidentKey, errorLine, idempotencyKey, toNotification, type Outcome } from './notifications-fns.ts';
-import { PermanentFailure, type ChannelDeps, type Message } from './channels/channel.ts';
+import { isNotice, PermanentFailure, type Channel, type ChannelDeps, type ChannelTarget, type Message } from './channels/channel.ts';
+import type { AnswersService } from './answers-service.ts';
+import type { AnswerRow, AnswersRepo } from './answers-repo.ts';
 import { CHANNEL_TYPES, CHANNELS, channelOf, isChannelType, type ChannelType } from './channels/registry.ts';
 import { catalogueFields } from './channels/target-fns.ts';
 import { admit, breakers, record, type BreakerPolicy } from './breaker-fns.ts';
@@ -34,15 +36,18 @@ export class RetryableDeliveryError extends Error {
 }
 
 /**
- * A delivery not attempted now because its target host's circuit breaker is open (breaker-fns.ts): nothing
- * was sent or counted; the job should run again at `retryAt`.
+ * A delivery not attempted now: its target host's circuit breaker is open (breaker-fns.ts), or its channel's
+ * pace gives it a later slot. Nothing was sent or counted; the job should run again at `retryAt`.
  */
 export class DeliveryDeferred extends Error {
   override readonly name = 'DeliveryDeferred';
   readonly retryAt: number;
-  constructor(retryAt: number) {
-    super('The target host is failing; the attempt is deferred');
+  /** At `retryAt` itself (a paced send's slot), not spread out after it (a host's breaker). */
+  readonly exact: boolean;
+  constructor(retryAt: number, opts: { exact?: boolean } = {}) {
+    super(opts.exact ? 'Waiting for its send slot' : 'The target host is failing; the attempt is deferred');
     this.retryAt = retryAt;
+    this.exact = opts.exact === true;
   }
 }
 
@@ -78,21 +83,33 @@ export type PrepareInput = {
   target: string;
 } & NotificationOrigin;
 
+/** What a notice says. */
+export interface NoticeText {
+  /** `schedule.handoff`, `channel.test`, `contact.verification`. */
+  event: string;
+  subject: string;
+  text: string;
+}
+
+/** A send now waits this long, at most, for its paced slot. */
+const SEND_NOW_WAIT_MS = 5_000;
+
 /** A notice about no alert, sent to one target: its text is kept with it, so every attempt sends the same. */
 export interface NoticeInput {
   orgId: string;
-  source: 'handoff' | 'test';
+  source: 'handoff' | 'test' | 'verification';
   /** Its idempotency key: the notice goes once however often it is prepared. */
   key: string;
   recipientId: string | null;
   delivery: Delivery;
-  notice: { event: string; subject: string; text: string };
+  notice: NoticeText;
 }
 
 interface AttemptResult {
   outcome: Outcome;
   error: string | null;
   responseStatus: number | null;
+  ref?: string;
 }
 
 export interface NotificationsDeps {
@@ -106,6 +123,15 @@ export interface NotificationsDeps {
   channels: ChannelDeps;
   /** The signed acknowledge and resolve links an escalation page carries. */
   pageLinks?: (row: NotificationRow) => { acknowledgeUrl: string; resolveUrl: string } | null;
+  /**
+   * The clock of send slots: a provider's rate limit is in real seconds, whatever clock the rest of the
+   * service runs on (tests move theirs by hand).
+   */
+  paceClock: Clock;
+  /** Reply codes, and the answers that come back through channels (answers-service.ts). */
+  answers?: Pick<AnswersService, 'replyCode'>;
+  /** The answers' log, shown with each notification. */
+  answerRows: AnswersRepo;
   /**
    * How long an attempt that recorded nothing holds its notification; the job queue's lease, so a job taken
    * over can send at once. Raised, if shorter, to the channel's longest attempt plus 5 s (email 50 s, webhook 15 s).
@@ -180,6 +206,7 @@ export function notificationsService(deps: NotificationsDeps) {
       last_error: r.outcome === 'retry' && error === null ? 'Failed' : error,
       response_status: r.responseStatus,
       sent_at: status === 'sent' ? now : null,
+      ...(r.ref !== undefined && { provider_ref: r.ref.slice(0, 200) }),
     }, now);
     const level = status === 'sent' ? 'info' : 'warn';
     log[level]({ notificationId: row.id, orgId: row.org_id, alertId: row.alert_id, channel: row.channel, attempt, status, responseStatus: r.responseStatus, error }, 'notification delivery');
@@ -196,7 +223,30 @@ export function notificationsService(deps: NotificationsDeps) {
   const blank = (orgId: string, channel: ChannelType, target: string, key: string, now: number) => ({
     id: newId('ntf'), org_id: orgId, channel, target, idempotency_key: key,
     status: 'pending', attempts: 0, last_error: null, response_status: null, created_at: now, updated_at: now, sent_at: null,
+    provider_ref: null, provider_status: null, paced_at: null,
   });
+
+  /**
+   * The send slot of an attempt under its channel's pace: the one the row holds, else a new one taken now (of
+   * two workers on the same job, one holds it and the other uses it). Null when not paced.
+   */
+  async function slotOf(row: NotificationRow, pace: { key: string; everyMs: number } | null, now: number): Promise<number | null> {
+    if (pace === null) return null;
+    if (row.paced_at !== null) return Number(row.paced_at);
+    const slot = await repo.reserveSlot(store.db, pace.key, pace.everyMs, now);
+    if (await repo.holdSlot(store.db, row.id, row.attempts, slot)) return slot;
+    const current = await repo.get(store.db, row.id);
+    return current?.paced_at === null || current?.paced_at === undefined ? slot : Number(current.paced_at);
+  }
+
+  /** A page of a channel with reply codes gets its code for the address paged (one live code per address and incident). */
+  async function withReplyCode(message: Message, channel: Channel, target: ChannelTarget, row: NotificationRow): Promise<Message> {
+    if (!channel.replyCodes || isNotice(message) || message.incident === null || !deps.answers) return message;
+    const replyCode = await deps.answers.replyCode(store.db, {
+      address: channel.replyCodes.address(target), orgId: row.org_id, notificationId: row.id, incidentId: message.incident.id, incidentNumber: message.incident.number,
+    });
+    return { ...message, replyCode };
+  }
 
   /** The notification of a notice (as `prepare` for a page): its text is stored with it. */
   const prepareNotice = (db: Kysely<DB>, input: NoticeInput): Promise<{ id: string; created: boolean }> => insert(db, {
@@ -223,6 +273,10 @@ export function notificationsService(deps: NotificationsDeps) {
       const admission = admit(hosts, breakerPolicy, host, now);
       if (!admission.ok) throw new DeliveryDeferred(admission.retryAt);
     }
+    // Paced (one SMS a second per number): wait for the slot, queued; the attempt keeps its slot meanwhile.
+    const paceNow = deps.paceClock.now();
+    const slot = await slotOf(row, channel?.pace?.(delivery.target, channelDeps) ?? null, paceNow);
+    if (slot !== null && slot > paceNow) throw new DeliveryDeferred(now + (slot - paceNow), { exact: true });
     const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - leaseOf(isChannelType(row.channel) ? row.channel : delivery.channel));
     if (!claimed) {
       const current = await repo.get(store.db, row.id);
@@ -236,7 +290,7 @@ export function notificationsService(deps: NotificationsDeps) {
       if (channel === null || delivery.channel !== claimed.channel) throw new PermanentFailure(`A ${delivery.channel} delivery cannot deliver a ${claimed.channel} notification`);
       const off = channel.unavailable?.(channelDeps);
       if (off) throw new PermanentFailure(off);
-      result = await channel.send(channelDeps, await messageOf(claimed, opts), delivery.target);
+      result = await channel.send(channelDeps, await withReplyCode(await messageOf(claimed, opts), channel, delivery.target, claimed), delivery.target);
       // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
       // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
       if (host !== null) record(hosts, breakerPolicy, host, result.outcome !== 'retry' || result.responseStatus !== null, clock.now());
@@ -281,25 +335,25 @@ export function notificationsService(deps: NotificationsDeps) {
     prepareNotice,
 
     /**
-     * A test page, clearly marked, sent now to one target: prepared and attempted once, the outcome returned
-     * (sent, or the provider's error in words). Through the same path as every notification, logged as `test`.
+     * A notice sent now to one target (a test page, a verification code): prepared and attempted once, the
+     * outcome returned (sent, or the provider's error in words). Through the same path as every notification,
+     * logged with its source. A paced channel's slot a few seconds away is waited for.
      */
-    async sendTest(orgId: string, delivery: Delivery, who: { recipientId: string | null; name: string }): Promise<Notification> {
-      const { id } = await prepareNotice(store.db, {
-        orgId, source: 'test', key: `test:${newId('tst')}`, recipientId: who.recipientId, delivery,
-        notice: {
-          event: 'channel.test',
-          subject: `[TEST] AlertFlow test page for ${who.name}`,
-          text: `This is a test page from AlertFlow, sent at ${iso(clock.now())} because someone pressed "Send a test". Nothing is wrong; nothing needs an answer.`,
-        },
-      });
-      try {
-        return await deliver(id, delivery, { event: 'channel.test', once: true });
-      } catch (err) {
-        // Its host's breaker is open: the test is not attempted, and says so.
-        if (!(err instanceof DeliveryDeferred)) throw err;
-        await repo.record(store.db, id, 0, { status: 'failed', last_error: 'Not attempted: the host failed repeatedly just now; try again in a minute', response_status: null, sent_at: null }, clock.now());
-        return toNotification((await repo.get(store.db, id)) as NotificationRow);
+    async sendNow(orgId: string, delivery: Delivery, notice: NoticeText, who: { source: 'test' | 'verification'; recipientId: string | null }): Promise<Notification> {
+      const { id } = await prepareNotice(store.db, { orgId, source: who.source, key: `${who.source}:${newId('ntc')}`, recipientId: who.recipientId, delivery, notice });
+      for (let waited = false; ; waited = true) {
+        try {
+          return await deliver(id, delivery, { event: notice.event, once: true });
+        } catch (err) {
+          if (!(err instanceof DeliveryDeferred)) throw err;
+          const wait = err.retryAt - clock.now();
+          if (!waited && err.exact && wait <= SEND_NOW_WAIT_MS) {
+            await new Promise((r) => setTimeout(r, wait));
+            continue;
+          }
+          await repo.record(store.db, id, 0, { status: 'failed', last_error: err.exact ? 'Not sent: too many messages to this number just now; try again in a minute' : 'Not attempted: the host failed repeatedly just now; try again in a minute', response_status: null, sent_at: null }, clock.now());
+          return toNotification((await repo.get(store.db, id)) as NotificationRow);
+        }
       }
     },
 
@@ -323,8 +377,14 @@ export function notificationsService(deps: NotificationsDeps) {
     async listForAlert(orgId: string, alertId: string, query: NotificationListQuery): Promise<Page<Notification>> {
       if (!(await repo.alertExists(store.db, orgId, alertId))) throw notFound('Alert');
       const limit = query.limit ?? 25;
+      let answers = new Map<string, AnswerRow[]>();
       return paginate(cursors, `${orgId}:notifications:${alertId}`, { limit, cursor: query.cursor },
-        (after) => repo.page(store.db, orgId, alertId, limit, after), () => repo.count(store.db, orgId, alertId), toNotification);
+        async (after) => {
+          const rows = await repo.page(store.db, orgId, alertId, limit, after);
+          answers = Map.groupBy(await deps.answerRows.forNotifications(store.db, orgId, rows.map((r) => r.id)), (a) => a.notification_id);
+          return rows;
+        },
+        () => repo.count(store.db, orgId, alertId), (r) => toNotification(r, answers.get(r.id)));
     },
   };
 }

@@ -3,8 +3,10 @@ import type { Mailer } from '../../../infra/mailer.ts';
 import { checkOutboundUrl, guardedPost, OutboundRefusedError, type AllowList } from '../../../infra/outbound.ts';
 import { errorSummary } from '../../../lib/logger.ts';
 import type { Alert } from '../../alerts/alerts-schemas.ts';
+import type { Config } from '../../../config.ts';
 import type { Incident } from '../../incidents/incidents-schemas.ts';
 import { httpOutcome, moreAlerts, type Outcome } from '../notifications-fns.ts';
+import type { InboundHook } from './inbound.ts';
 
 /**
  * The contract of a notification channel. A channel is one file in this folder and one line in registry.ts,
@@ -41,6 +43,8 @@ export interface PageMessage {
   sentAt: number;
   /** A workflow email action's own subject (placeholders rendered); absent: `[SEVERITY] title`. */
   subject?: string;
+  /** For a channel with reply codes: what a reply quotes to answer this page (absent when it cannot be answered). */
+  replyCode?: string;
 }
 
 /** A notice about no alert: a schedule's handoff, a test page. */
@@ -66,12 +70,16 @@ export interface ChannelDeps {
   outboundAllow: AllowList;
   webhookTimeoutMs: number;
   smtpTimeoutMs: number;
+  /** The providers the operator configured (config.ts). */
+  providers: Config['providers'];
 }
 
 export interface SendResult {
   outcome: Outcome;
   error: string | null;
   responseStatus: number | null;
+  /** The provider's id of what was sent (a message SID, a chat message), kept to match its callbacks and answers. */
+  ref?: string;
 }
 
 /** A failure no retry can mend (bad target, refused URL, no mailer): recorded `failed` at once. */
@@ -101,6 +109,20 @@ export interface Channel<T extends ChannelTarget = ChannelTarget> {
   attemptMs?(deps: ChannelDeps): number;
   /** Null when the channel can send; else why not, in words (e.g. its provider is not configured). */
   unavailable?(deps: ChannelDeps): string | null;
+  /**
+   * At most one send per `everyMs` per `key` (e.g. Twilio's one message a second per sending number): a send
+   * waits for its slot, queued, never dropped.
+   */
+  pace?(target: T, deps: ChannelDeps): { key: string; everyMs: number } | null;
+  /** A target pages only after its owner confirmed a code sent through the channel (a phone number): `code`. */
+  verification?: 'code';
+  /**
+   * Its pages carry a short reply code, unique per `address` (the number paged) while it lives: a reply from
+   * that address quoting it answers the page.
+   */
+  replyCodes?: { address(target: T): string };
+  /** How a person answers through it: the requests its provider sends, under `/api/inbound/channels/<type>/<hook>`. */
+  inbound?: Readonly<Record<string, InboundHook>>;
 }
 
 // ---- Target fields ----------------------------------------------------------------------------------

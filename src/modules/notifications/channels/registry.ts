@@ -2,7 +2,9 @@ import type { Channel, ChannelTarget, ChannelUse } from './channel.ts';
 import { emailChannel } from './email.ts';
 import { ntfyChannel } from './ntfy.ts';
 import { slackChannel } from './slack.ts';
+import { smsChannel } from './sms.ts';
 import { teamsChannel } from './teams.ts';
+import { voiceChannel } from './voice.ts';
 import { webhookChannel } from './webhook.ts';
 
 /** Every channel, one line each: adding one is a file in this folder and a line here. */
@@ -12,6 +14,8 @@ export const CHANNELS = {
   slack: slackChannel,
   teams: teamsChannel,
   ntfy: ntfyChannel,
+  sms: smsChannel,
+  voice: voiceChannel,
 } as const satisfies Record<string, Channel<never>>;
 
 export type ChannelType = keyof typeof CHANNELS;
