@@ -2089,10 +2089,10 @@ export interface paths {
                                 alertId: string | null;
                                 incidentId: string | null;
                                 /**
-                                 * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice or a test.
+                                 * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice, a test page or a contact method's verification code.
                                  * @enum {string}
                                  */
-                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test";
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test" | "verification";
                                 /** @description For `source: workflow`. */
                                 workflowId: string | null;
                                 /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
@@ -2102,7 +2102,7 @@ export interface paths {
                                 /** @description The member paged, when a member was (not a channel). */
                                 recipientId: string | null;
                                 /** @enum {string} */
-                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice";
                                 /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
                                 target: string;
                                 /**
@@ -2114,6 +2114,27 @@ export interface paths {
                                 lastError: string | null;
                                 /** @description The HTTP status of the webhook's last answer, or the SMTP reply code. */
                                 responseStatus: number | null;
+                                /** @description What the provider last reported of it (Twilio: `delivered`, `undelivered`, `completed`, `no-answer`, …); a failure also marks it `failed`. */
+                                providerStatus: string | null;
+                                /** @description The answers that came back through it, oldest first: an SMS reply, a key pressed on the call, a chat button. */
+                                answers: {
+                                    /** @enum {string} */
+                                    action: "acknowledge" | "resolve";
+                                    /**
+                                     * @description `done`: the incident moved; `already`: it was so already, nothing changed; `gone`: the incident no longer exists.
+                                     * @enum {string}
+                                     */
+                                    outcome: "done" | "already" | "gone";
+                                    /** @description How it came, in words: "SMS reply from +4915…", "key 4 on a call to +4915…", "Slack button pressed by …". */
+                                    via: string;
+                                    /** @description The member who answered, when one was matched. */
+                                    userId: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    at: string;
+                                }[];
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -2307,7 +2328,7 @@ export interface paths {
                         "application/json": {
                             data: {
                                 /** @enum {string} */
-                                type: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                type: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice";
                                 label: string;
                                 about: string;
                                 /** @description Where it may be used: `contact` (a member's contact method), `escalation` (a channel target of a step), `workflow` (a `notify` action). */
@@ -21116,6 +21137,8 @@ export interface paths {
                                     /** Email address */
                                     to: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21137,6 +21160,8 @@ export interface paths {
                                     /** @enum {string} */
                                     secret?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21156,6 +21181,8 @@ export interface paths {
                                     /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21175,6 +21202,8 @@ export interface paths {
                                     /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21198,6 +21227,50 @@ export interface paths {
                                     /** @enum {string} */
                                     token?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "sms";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "voice";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21354,7 +21427,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            /** @description One form per `type`, each with its own target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. */
+            /** @description One form per `type`, each with its own target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `sms` `{number}`, `voice` `{number}`. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -21433,6 +21506,30 @@ export interface paths {
                              */
                             token?: string;
                         };
+                    } | {
+                        /** @enum {string} */
+                        type: "sms";
+                        /** @description Your name for it; default: the address, host or topic. */
+                        label?: string;
+                        target: {
+                            /**
+                             * Phone number
+                             * @description The mobile number to text; it pages only once you confirm the code sent to it. In E.164 form: + and the country code, e.g. +4915112345678.
+                             */
+                            number: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "voice";
+                        /** @description Your name for it; default: the address, host or topic. */
+                        label?: string;
+                        target: {
+                            /**
+                             * Phone number
+                             * @description The number to call; it pages only once you confirm the code read to you. In E.164 form: + and the country code, e.g. +4915112345678.
+                             */
+                            number: string;
+                        };
                     };
                 };
             };
@@ -21453,6 +21550,8 @@ export interface paths {
                                     /** Email address */
                                     to: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21474,6 +21573,8 @@ export interface paths {
                                     /** @enum {string} */
                                     secret?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21493,6 +21594,8 @@ export interface paths {
                                     /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21512,6 +21615,8 @@ export interface paths {
                                     /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21535,6 +21640,50 @@ export interface paths {
                                     /** @enum {string} */
                                     token?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "sms";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "voice";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21777,6 +21926,8 @@ export interface paths {
                                     /** Email address */
                                     to: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21798,6 +21949,8 @@ export interface paths {
                                     /** @enum {string} */
                                     secret?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21817,6 +21970,8 @@ export interface paths {
                                     /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21836,6 +21991,8 @@ export interface paths {
                                     /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -21859,6 +22016,50 @@ export interface paths {
                                     /** @enum {string} */
                                     token?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "sms";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "voice";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22021,7 +22222,7 @@ export interface paths {
                     "application/json": {
                         /** @description Your name for it; default: the address, host or topic. */
                         label?: string;
-                        /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. */
+                        /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `sms` `{number}`, `voice` `{number}`. */
                         target?: {
                             /**
                              * Email address
@@ -22068,6 +22269,18 @@ export interface paths {
                              * @description For a protected topic, sent as `Authorization: Bearer`. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it.
                              */
                             token?: string;
+                        } | {
+                            /**
+                             * Phone number
+                             * @description The mobile number to text; it pages only once you confirm the code sent to it. In E.164 form: + and the country code, e.g. +4915112345678.
+                             */
+                            number: string;
+                        } | {
+                            /**
+                             * Phone number
+                             * @description The number to call; it pages only once you confirm the code read to you. In E.164 form: + and the country code, e.g. +4915112345678.
+                             */
+                            number: string;
                         };
                     };
                 };
@@ -22089,6 +22302,8 @@ export interface paths {
                                     /** Email address */
                                     to: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22110,6 +22325,8 @@ export interface paths {
                                     /** @enum {string} */
                                     secret?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22129,6 +22346,8 @@ export interface paths {
                                     /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22148,6 +22367,8 @@ export interface paths {
                                     /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22171,6 +22392,50 @@ export interface paths {
                                     /** @enum {string} */
                                     token?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "sms";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "voice";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22524,7 +22789,7 @@ export interface paths {
                     "application/json": {
                         /** @description Your name for it; default: the address, host or topic. */
                         label?: string;
-                        /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. */
+                        /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `sms` `{number}`, `voice` `{number}`. */
                         target?: {
                             /**
                              * Email address
@@ -22571,6 +22836,18 @@ export interface paths {
                              * @description For a protected topic, sent as `Authorization: Bearer`. Never returned: responses show `********`; sending `********` back keeps the stored one, leaving it out removes it.
                              */
                             token?: string;
+                        } | {
+                            /**
+                             * Phone number
+                             * @description The mobile number to text; it pages only once you confirm the code sent to it. In E.164 form: + and the country code, e.g. +4915112345678.
+                             */
+                            number: string;
+                        } | {
+                            /**
+                             * Phone number
+                             * @description The number to call; it pages only once you confirm the code read to you. In E.164 form: + and the country code, e.g. +4915112345678.
+                             */
+                            number: string;
                         };
                     };
                 };
@@ -22592,6 +22869,8 @@ export interface paths {
                                     /** Email address */
                                     to: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22613,6 +22892,8 @@ export interface paths {
                                     /** @enum {string} */
                                     secret?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22632,6 +22913,8 @@ export interface paths {
                                     /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22651,6 +22934,8 @@ export interface paths {
                                     /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22674,6 +22959,50 @@ export interface paths {
                                     /** @enum {string} */
                                     token?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "sms";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "voice";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22865,7 +23194,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test page to one of your contact methods
-         * @description Your own, with the session cookie only (an API key: 403). Sends a clearly marked test page ("[TEST] …", asking for no answer) now, by the method's channel, and returns the delivery as it went: `sent`, or `failed` with the provider's error in `lastError`. One attempt, no retries; it shows in the delivery log as `source: test`.
+         * @description Your own, with the session cookie only (an API key: 403). Sends a clearly marked test page ("[TEST] …", asking for no answer) now, by the method's channel, and returns the delivery as it went: `sent`, or `failed` with the provider's error in `lastError`. One attempt, no retries; it shows in the delivery log as `source: test`. 409 for a method not confirmed yet.
          *
          *     Requires scope `users:read`.
          */
@@ -22894,10 +23223,10 @@ export interface paths {
                                 alertId: string | null;
                                 incidentId: string | null;
                                 /**
-                                 * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice or a test.
+                                 * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice, a test page or a contact method's verification code.
                                  * @enum {string}
                                  */
-                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test";
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test" | "verification";
                                 /** @description For `source: workflow`. */
                                 workflowId: string | null;
                                 /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
@@ -22907,7 +23236,7 @@ export interface paths {
                                 /** @description The member paged, when a member was (not a channel). */
                                 recipientId: string | null;
                                 /** @enum {string} */
-                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice";
                                 /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
                                 target: string;
                                 /**
@@ -22919,6 +23248,27 @@ export interface paths {
                                 lastError: string | null;
                                 /** @description The HTTP status of the webhook's last answer, or the SMTP reply code. */
                                 responseStatus: number | null;
+                                /** @description What the provider last reported of it (Twilio: `delivered`, `undelivered`, `completed`, `no-answer`, …); a failure also marks it `failed`. */
+                                providerStatus: string | null;
+                                /** @description The answers that came back through it, oldest first: an SMS reply, a key pressed on the call, a chat button. */
+                                answers: {
+                                    /** @enum {string} */
+                                    action: "acknowledge" | "resolve";
+                                    /**
+                                     * @description `done`: the incident moved; `already`: it was so already, nothing changed; `gone`: the incident no longer exists.
+                                     * @enum {string}
+                                     */
+                                    outcome: "done" | "already" | "gone";
+                                    /** @description How it came, in words: "SMS reply from +4915…", "key 4 on a call to +4915…", "Slack button pressed by …". */
+                                    via: string;
+                                    /** @description The member who answered, when one was matched. */
+                                    userId: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    at: string;
+                                }[];
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -22994,6 +23344,648 @@ export interface paths {
                 };
                 /** @description NOT_FOUND */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description CONFLICT */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/contact-methods/{id}/send-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a code to confirm one of your contact methods
+         * @description Your own, with the session cookie only (an API key: 403). For a method whose channel pages only confirmed targets (a phone number: SMS, voice): sends a 6-digit code to it now (a text, or a call that reads it), valid 10 minutes, replacing any earlier one; at most 5 an hour per method (429 beyond). Returns the delivery as it went. 409 when the method needs no code or is confirmed already.
+         *
+         *     Requires scope `users:read`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Also sent as `X-AlertFlow-Delivery` (webhooks) and in the Message-ID (emails), the same on every attempt. */
+                                id: string;
+                                /** @description Null for a notice about no alert: a schedule's handoff, a test page. */
+                                alertId: string | null;
+                                incidentId: string | null;
+                                /**
+                                 * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice, a test page or a contact method's verification code.
+                                 * @enum {string}
+                                 */
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test" | "verification";
+                                /** @description For `source: workflow`. */
+                                workflowId: string | null;
+                                /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
+                                actionIndex: number | null;
+                                /** @description For `source: escalation`: the policy step, from 1. */
+                                step: number | null;
+                                /** @description The member paged, when a member was (not a channel). */
+                                recipientId: string | null;
+                                /** @enum {string} */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice";
+                                /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
+                                target: string;
+                                /**
+                                 * @description `pending` until delivered (retries included), then `sent` or `failed`; `cancelled`: an escalation page not sent because its incident was acknowledged, resolved or reassigned before it left (`lastError` says which).
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "sent" | "failed" | "cancelled";
+                                attempts: number;
+                                lastError: string | null;
+                                /** @description The HTTP status of the webhook's last answer, or the SMTP reply code. */
+                                responseStatus: number | null;
+                                /** @description What the provider last reported of it (Twilio: `delivered`, `undelivered`, `completed`, `no-answer`, …); a failure also marks it `failed`. */
+                                providerStatus: string | null;
+                                /** @description The answers that came back through it, oldest first: an SMS reply, a key pressed on the call, a chat button. */
+                                answers: {
+                                    /** @enum {string} */
+                                    action: "acknowledge" | "resolve";
+                                    /**
+                                     * @description `done`: the incident moved; `already`: it was so already, nothing changed; `gone`: the incident no longer exists.
+                                     * @enum {string}
+                                     */
+                                    outcome: "done" | "already" | "gone";
+                                    /** @description How it came, in words: "SMS reply from +4915…", "key 4 on a call to +4915…", "Slack button pressed by …". */
+                                    via: string;
+                                    /** @description The member who answered, when one was matched. */
+                                    userId: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    at: string;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                sentAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description CONFLICT */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/me/contact-methods/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm one of your contact methods with its code
+         * @description Your own, with the session cookie only (an API key: 403). The right code confirms the method (`verified: true`): it pages from now on. A wrong code is 400 at `/code` and counts: after 5 wrong guesses, or 10 minutes, a new code must be sent.
+         *
+         *     Requires scope `users:read`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The code sent to the method. */
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "email";
+                                label: string;
+                                target: {
+                                    /** Email address */
+                                    to: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "webhook";
+                                label: string;
+                                target: {
+                                    /** URL */
+                                    url: string;
+                                    /** @enum {string} */
+                                    secret?: "********";
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "slack";
+                                label: string;
+                                target: {
+                                    /** Incoming webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "teams";
+                                label: string;
+                                target: {
+                                    /** Workflows webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "ntfy";
+                                label: string;
+                                target: {
+                                    /** Server URL */
+                                    serverUrl: string;
+                                    /** Topic */
+                                    topic: string;
+                                    /** @enum {string} */
+                                    token?: "********";
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "sms";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "voice";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -23498,6 +24490,8 @@ export interface paths {
                                     /** Email address */
                                     to: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -23519,6 +24513,8 @@ export interface paths {
                                     /** @enum {string} */
                                     secret?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -23538,6 +24534,8 @@ export interface paths {
                                     /** Incoming webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -23557,6 +24555,8 @@ export interface paths {
                                     /** Workflows webhook URL */
                                     webhookUrl: string;
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -23580,6 +24580,50 @@ export interface paths {
                                     /** @enum {string} */
                                     token?: "********";
                                 };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "sms";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "voice";
+                                label: string;
+                                target: {
+                                    /** Phone number */
+                                    number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds

@@ -12,6 +12,7 @@ import {
 } from './contacts-api';
 import { createBody, draftOf, emptyDraft, reach, targetOf, type MethodDraft } from './contacts-fns';
 import { MethodForm } from './method-form';
+import { VerifyMethod } from './verify-method';
 import { RulesEditor } from './rules-editor';
 
 type Editing = { kind: 'add' } | { kind: 'edit'; method: ContactMethod } | null;
@@ -19,7 +20,9 @@ type Editing = { kind: 'add' } | { kind: 'edit'; method: ContactMethod } | null;
 /** How a test page went, in words: the provider's own error when it failed. */
 const testOutcome = (n: Notification): string => (n.status === 'sent' ? 'Test page sent.' : `Test page failed: ${n.lastError ?? 'no reason given'}`);
 
-function MethodList({ methods, channels, onEdit, onDelete }: { methods: ContactMethod[]; channels: ChannelInfo[] | undefined; onEdit: (m: ContactMethod) => void; onDelete: (m: ContactMethod) => void }) {
+function MethodList({ methods, channels, added, onEdit, onDelete }: {
+  methods: ContactMethod[]; channels: ChannelInfo[] | undefined; added: string | null; onEdit: (m: ContactMethod) => void; onDelete: (m: ContactMethod) => void;
+}) {
   const test = useTestContactMethod();
   const [outcomes, setOutcomes] = useState<Record<string, string>>({});
   const send = (m: ContactMethod) => test.mutate(m.id, {
@@ -34,9 +37,10 @@ function MethodList({ methods, channels, onEdit, onDelete }: { methods: ContactM
             <strong>{m.label}</strong> <span className="badge">{channelNamed(channels, m.type)?.label ?? m.type}</span>
             <div className="muted">{reach(m, channelNamed(channels, m.type))}</div>
             {outcomes[m.id] && <div role="status" className="hint">{outcomes[m.id]}</div>}
+            {!m.verified && <VerifyMethod method={m} autoSend={m.id === added} />}
           </div>
           <div className="row-actions">
-            <button type="button" className="secondary small" disabled={test.isPending && test.variables === m.id} onClick={() => send(m)} aria-label={`Send a test to ${m.label}`}>Send a test</button>
+            {m.verified && <button type="button" className="secondary small" disabled={test.isPending && test.variables === m.id} onClick={() => send(m)} aria-label={`Send a test to ${m.label}`}>Send a test</button>}
             <button type="button" className="secondary small" onClick={() => onEdit(m)} aria-label={`Edit ${m.label}`}>Edit</button>
             <button type="button" className="danger small" onClick={() => onDelete(m)} aria-label={`Delete ${m.label}`}>Delete</button>
           </div>
@@ -58,6 +62,7 @@ export default function ContactMethodsPage() {
   const contactChannels = channelsFor(catalogue.data, 'contact');
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<ContactMethod | null>(null);
+  const [added, setAdded] = useState<string | null>(null);
   const list = methods.data?.data ?? [];
 
   const close = () => {
@@ -71,7 +76,7 @@ export default function ContactMethodsPage() {
       const label = draft.label.trim();
       update.mutate({ id: editing.method.id, body: { ...(label && { label }), target: targetOf(draft, info) } as PatchContactMethodBody }, { onSuccess: close });
     } else {
-      add.mutate(createBody(draft, info), { onSuccess: close });
+      add.mutate(createBody(draft, info), { onSuccess: (r) => { setAdded(r.data.id); close(); } });
     }
   };
 
@@ -99,7 +104,7 @@ export default function ContactMethodsPage() {
           <EmptyState title="No contact methods yet">
             <p>You are paged by email at <strong className="break">{session.user.email}</strong>. Add another way to be reached: the channels are listed under Add contact method.</p>
           </EmptyState>
-        ) : <MethodList methods={list} channels={catalogue.data} onEdit={(m) => setEditing({ kind: 'edit', method: m })} onDelete={setDeleting} />}
+        ) : <MethodList methods={list} channels={catalogue.data} added={added} onEdit={(m) => setEditing({ kind: 'edit', method: m })} onDelete={setDeleting} />}
       </section>
       {list.length > 0 && (
         <section className="panel" aria-labelledby="rules-head">

@@ -38,3 +38,11 @@ export const useSaveRules = () =>
 /** "Send a test": a marked test page to the method now; the delivery as it went. */
 export const useTestContactMethod = () =>
   useMutation({ mutationFn: (id: string) => unwrap(api.POST('/users/me/contact-methods/{id}/test', { params: { path: { id } } })) });
+
+/** Sends a code to a method that pages only once confirmed (a phone number). */
+export const useSendCode = () =>
+  useMutation({ mutationFn: (id: string) => unwrap(api.POST('/users/me/contact-methods/{id}/send-code', { params: { path: { id } } })) });
+
+/** Confirms a method with the code sent to it; the methods are read again (it pages from now on). */
+export const useVerifyMethod = () =>
+  useContactMutation(({ id, code }: { id: string; code: string }) => unwrap(api.POST('/users/me/contact-methods/{id}/verify', { params: { path: { id } }, body: { code } })));
