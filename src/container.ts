@@ -146,10 +146,12 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const incidentRows = incidentsRepo({ live: liveEvents });
   const alertRows = alertsRepo(store);
   // Every change of an alert, with its counters, outbox event and live event; wakes the relay (made below) after commit.
-  const alertWrites = alertWriter({ store, live: liveEvents, wakeRelay: () => relay.nudge() });
+  const analyticsRows = analyticsRepo();
+  const analytics = analyticsService({ store, repo: analyticsRows, clock });
+  const alertWrites = alertWriter({ store, live: liveEvents, wakeRelay: () => relay.nudge(), analytics });
   // Acknowledging, resolving or reassigning an incident stops or restarts its escalation (made further down).
   const incidents = incidentsService({
-    store, repo: incidentRows, alerts: alertWrites, audit, clock, cursors,
+    store, repo: incidentRows, alerts: alertWrites, audit, clock, cursors, analytics,
     escalation: {
       incidentAnswered: (...args) => escalations.incidentAnswered(...args),
       incidentReassigned: (...args) => escalations.incidentReassigned(...args),
@@ -191,8 +193,6 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     }),
   });
   const ingest = ingestService({ store, repo: ingestRows, writer: alertWrites, cache: ingestConfig, clock, batchMax: config.ingestBatchMax, writerThread: config.ingestWriterThread });
-  const analyticsRows = analyticsRepo();
-  const analytics = analyticsService({ store, repo: analyticsRows, clock });
   const clientBoard = clientBoardService({ store, repo: analyticsRows, analytics, suppression: suppressionRows, clock });
   const inbound = inboundService({ store, repo: inboundRepo(), ingest, alerts, clock, log });
   const suppression = suppressionService({ store, repo: suppressionRows, alerts: alertWrites, audit, clock, cursors, log });
@@ -202,7 +202,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   // Answers through channels (an SMS reply, a key on a call, a chat button) move incidents through their service.
   const answers = answersService({ store, repo: answerRows, notifications: notificationRows, incidents, audit, clock });
   const notifications = notificationsService({
-    store, repo: notificationRows, alerts, clock, paceClock: systemClock, cursors, log, channels: channelDeps, attemptLeaseMs: config.jobs.leaseSeconds * 1000, answers, answerRows,
+    store, repo: notificationRows, alerts, clock, paceClock: systemClock, cursors, log, channels: channelDeps, attemptLeaseMs: config.jobs.leaseSeconds * 1000, answers, answerRows, analytics,
     onAttempt: metrics.delivery,
     pageLinks: (row) => escalations.pageLinks(row),
   });

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AlertDims, Fact } from '../../src/modules/analytics/analytics-fns.ts';
+import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness, type Org } from '../support/harness.ts';
+import { startSmtpSink, type SmtpSink } from '../support/sinks.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
 const t = (s: string): number => Date.parse(s);
@@ -15,6 +17,7 @@ const MIN = 60_000;
 for (const kind of STORE_KINDS) {
   describe(`analytics API (${kind})`, () => {
     let h: Harness;
+    let smtp: SmtpSink;
     let org: Org;
     let other: Org;
     let clientA: string;
@@ -26,7 +29,8 @@ for (const kind of STORE_KINDS) {
     const range = 'from=2026-03-28T00:00:00.000Z&to=2026-03-31T00:00:00.000Z';
 
     before(async () => {
-      h = await startHarness(kind);
+      smtp = await startSmtpSink();
+      h = await startHarness(kind, { SMTP_URL: smtp.url, JOB_POLL_MS: '50' });
       org = h.org;
       other = await h.newOrg('Other');
       for (const o of [org, other]) await h.ok('PUT', '/api/v1/organization', { key: o.key, body: { timezone: 'Europe/Berlin' } });
@@ -73,7 +77,10 @@ for (const kind of STORE_KINDS) {
         });
       }
     });
-    after(() => h.close());
+    after(async () => {
+      await h.close();
+      await smtp.close();
+    });
 
     it('counts alerts per day of the organization\'s zone across the DST change', async () => {
       const v = (await h.ok('GET', `/api/v1/analytics/volume?${range}&bucket=day`)).data;
@@ -178,7 +185,8 @@ for (const kind of STORE_KINDS) {
       await h.ok('POST', '/api/v1/suppression', { ...as, body: {
         name: 'Patch night', startsAt: new Date(h.clock.now() - 60_000).toISOString(), endsAt: new Date(h.clock.now() + 3_600_000).toISOString(), clientId: resting,
       } }, 201);
-      // Two alerts of Burning counted two days ago and one today (the harness clock: Saturday 2026-11-21, UTC).
+      // Two alerts of Burning counted two days ago and one more today (the harness clock: Saturday 2026-11-21, UTC), besides
+      // the three ingested today.
       const dimsOf = (at: number) => ({ kind: 'alert_created' as const, alert: { ...dims(o, { clientId: burning }) }, at });
       await h.c.store.db.transaction().execute((trx) => h.c.analytics.record(trx, [dimsOf(h.clock.now() - 2 * 86_400_000), dimsOf(h.clock.now() - 2 * 86_400_000), dimsOf(h.clock.now())]));
       const b = (await h.ok('GET', '/api/v1/analytics/client-board', as)).data;
@@ -186,7 +194,7 @@ for (const kind of STORE_KINDS) {
       const [burn, rest, calmTile] = b.clients;
       assert.deepEqual([burn.openCritical, burn.openHigh, burn.openIncidents], [1, 1, 0]);
       assert.equal(burn.lastAlert.title, 'Gone again');
-      assert.deepEqual(burn.trend, [0, 0, 0, 0, 2, 0, 1]);
+      assert.deepEqual(burn.trend, [0, 0, 0, 0, 2, 0, 4]);
       assert.equal(burn.maintenance, null);
       assert.equal(rest.maintenance.name, 'Patch night');
       assert.equal(rest.openCritical, 1);
@@ -195,6 +203,45 @@ for (const kind of STORE_KINDS) {
       assert.equal(calm, calmTile.clientId);
       // Another organization's board has none of these.
       assert.deepEqual((await h.ok('GET', '/api/v1/analytics/client-board', { key: other.key })).data.clients, []);
+    });
+
+    it('counts what ingest, workflows, pages and answers write, as they write it', async () => {
+      const o = await h.newOrg('Live');
+      const as = { key: o.key };
+      const policy = (await h.ok('POST', '/api/v1/escalation-policies', { ...as, body: { name: 'Owner', steps: [{ delayMinutes: 5, targets: [{ type: 'user', id: o.ownerId }] }] } }, 201)).data.id;
+      await h.ok('POST', '/api/v1/workflows', { ...as, body: {
+        name: 'Page on A', trigger: 'alert.created', enabled: true, conditions: { field: 'title', op: 'eq', value: 'A' },
+        actions: [{ type: 'create_incident', groupBy: [], escalationPolicyId: policy }],
+      } }, 201);
+      const path = (await h.integration(o)).path;
+      const t0 = h.clock.now();
+      const send = (title: string, status = 'firing') => h.ingest(path, { title, severity: 'high', status, labels: { service: 'api' } });
+      for (let i = 0; i < 3; i++) assert.equal((await send('A')).status, 200);
+      await send('B');
+      await send('C');
+      h.clock.advance(30_000);
+      await send('B', 'resolved');
+      h.clock.advance(90_000);
+      await send('C', 'resolved');
+      const incident = await eventually('the incident', async () => (await h.ok('GET', '/api/v1/incidents', as)).data[0]);
+      await eventually('the page', () => (smtp.mails.some((m) => m.to.includes('owner@acme.test') && /\bA\b/.test(m.headers.subject ?? '')) ? true : undefined));
+      await eventually('the page counted', async () => ((await h.ok('GET', `/api/v1/analytics/volume?from=${new Date(t0 - 3_600_000).toISOString()}`, as)).data.totals.pages === 1 ? true : undefined));
+      h.clock.advance(60_000);
+      await h.ok('PUT', `/api/v1/incidents/${incident.id}`, { ...as, body: { status: 'acknowledged' } });
+      const range = `from=${new Date(t0 - 3_600_000).toISOString()}&to=${new Date(t0 + 3_600_000).toISOString()}`;
+      const v = (await h.ok('GET', `/api/v1/analytics/volume?${range}&bucket=hour&groupBy=label:service`, as)).data;
+      assert.deepEqual(v.totals, { alerts: 3, occurrences: 5, quickResolves: 1, incidents: 1, pages: 1, flaps: 0 });
+      assert.deepEqual(v.groups.map((g: any) => g.key), ['api']);
+      const noisy = (await h.ok('GET', `/api/v1/analytics/noisy-alerts?${range}`, as)).data.alerts;
+      // Ties rank by fingerprint (a hash of title and source here).
+      assert.deepEqual(noisy.map((a: any) => [a.title, a.counts.occurrences, a.counts.pages]).sort(), [['A', 3, 1], ['B', 1, 0], ['C', 1, 0]]);
+      assert.equal(noisy[0].title, 'A');
+      const people = (await h.ok('GET', `/api/v1/analytics/pages-per-person?${range}`, as)).data.people;
+      assert.deepEqual(people.map((p: any) => [p.userId, p.total]), [[o.ownerId, 1]]);
+      const times = (await h.ok('GET', `/api/v1/analytics/response-times?${range}`, as)).data.overall;
+      assert.equal(times.ack.count, 1);
+      assert.ok((times.ack.median as number) >= 60_000, 'acknowledged a minute after the page at least');
+      assert.equal(times.page.count, 1);
     });
 
     it('refuses a reversed or too long range, and an unknown zone', async () => {

@@ -1,3 +1,4 @@
+import { changeFacts, type Fact } from '../analytics/analytics-fns.ts';
 import type { LiveChange } from '../live/live-feed.ts';
 
 /**
@@ -18,6 +19,11 @@ export interface AlertState {
   title: string;
   created_at: number;
   updated_at: number;
+  /** What analytics counts it under (analytics-fns.ts); `labels` as stored (JSON text on SQLite). */
+  fingerprint: string;
+  client_id: string | null;
+  integration_id: string | null;
+  labels: unknown;
 }
 
 /** One row of the outbox (`alert_events`): what the relay hands to the workflow runner. */
@@ -34,9 +40,11 @@ export interface Effects {
   counts: Map<string, number>;
   events: OutboxEvent[];
   live: LiveChange[];
+  /** What analytics counts, stored as rollups (analytics-sql.ts). */
+  facts: Fact[];
 }
 
-export const noEffects = (): Effects => ({ counts: new Map(), events: [], live: [] });
+export const noEffects = (): Effects => ({ counts: new Map(), events: [], live: [], facts: [] });
 
 /** One job's effects joined to its batch's (kept apart until the job is known to have succeeded). */
 export function mergeEffects(into: Effects, from: Effects): void {
@@ -47,6 +55,7 @@ export function mergeEffects(into: Effects, from: Effects): void {
   }
   into.events.push(...from.events);
   into.live.push(...from.live);
+  into.facts.push(...from.facts);
 }
 
 /** How many outbox and live rows a batch stored: what its commit should wake. */
@@ -84,6 +93,7 @@ export function countRows(counts: Map<string, number>): Array<{ orgId: string; s
  *   `alert.updated` (`alert.resolved` when it was resolved).
  */
 export function addEffects(into: Effects, before: AlertState | null, after: AlertState, workflows: boolean): void {
+  into.facts.push(...changeFacts(before, after));
   const live = (type: LiveChange['type']) =>
     into.live.push({ orgId: after.org_id, type, id: after.id, status: after.status, severity: after.severity, title: after.title, at: after.updated_at });
   if (before === null) {

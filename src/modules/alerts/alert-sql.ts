@@ -28,12 +28,10 @@ export const PG_TYPES: Record<(typeof ALERT_COLUMNS)[number], string> = {
 };
 
 /** What a write returns of each alert: what the caller answers with and what the effects rules read. */
-export const STATE_COLUMNS = 'id, org_id, fingerprint, status, occurrences, incident_id, severity, title, created_at, updated_at';
+export const STATE_COLUMNS = 'id, org_id, fingerprint, status, occurrences, incident_id, severity, title, created_at, updated_at, client_id, integration_id, labels';
 
 /** An alert as a write returns it (see STATE_COLUMNS). */
-export interface WrittenAlert extends AlertState {
-  fingerprint: string;
-}
+export type WrittenAlert = AlertState;
 
 /**
  * Inserts new open alerts, or — where the organization already has an open alert with the fingerprint —

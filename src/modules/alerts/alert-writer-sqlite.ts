@@ -1,4 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { sqliteRollups } from '../analytics/analytics-sql.ts';
 import { addEffects, countRows, type AlertState, type Effects } from './alert-effects-fns.ts';
 import { HAS_WORKFLOW_SQL, OPEN_BY_FINGERPRINT_SQL, RESOLVE_BY_ID_SQL, rowParams, SENT, upsertSql, valuesSql, type WrittenAlert } from './alert-sql.ts';
 import type { OpResult, WriteOp } from './alert-writer-types.ts';
@@ -19,6 +20,7 @@ export function sqliteAlertWrites(raw: DatabaseSync) {
     on conflict (org_id, status, shard) do update set n = n + excluded.n`);
   const addEvent = raw.prepare('insert into alert_events (org_id, alert_id, type, created_at) values (?1, ?2, ?3, ?4)');
   const addLive = raw.prepare('insert into live_events (org_id, type, entity_id, status, severity, title, created_at) values (?1, ?2, ?3, ?4, ?5, ?6, ?7)');
+  const rollups = sqliteRollups(raw);
 
   /** Whether the organization has an enabled workflow, read once per batch (the transaction holds the write lock, so it cannot change meanwhile). */
   const workflowsOf = (known: Map<string, boolean>, orgId: string): boolean => {
@@ -53,6 +55,7 @@ export function sqliteAlertWrites(raw: DatabaseSync) {
       for (const c of countRows(fx.counts)) addCount.run(c.orgId, c.status, c.n);
       for (const e of fx.events) addEvent.run(e.orgId, e.alertId, e.type, e.at);
       for (const l of fx.live) addLive.run(l.orgId, l.type, l.id, l.status, l.severity, l.title, l.at);
+      rollups.record(fx.facts);
     },
   };
 }

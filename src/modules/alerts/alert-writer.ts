@@ -2,6 +2,8 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { afterCommit, inTransaction, type PgRun, type Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Actor } from '../../lib/actor.ts';
+import { pgRecord } from '../analytics/analytics-sql.ts';
+import type { AnalyticsService } from '../analytics/analytics-service.ts';
 import type { LiveFeed } from '../live/live-feed.ts';
 import { addEffects, countRows, noEffects, stored, type AlertState, type Effects, type Stored } from './alert-effects-fns.ts';
 import {
@@ -60,7 +62,7 @@ function pgEffectParams(fx: Effects): unknown[] {
  * the outbox event for workflows and incidents, the live stream's event. Once that transaction commits, the
  * writer wakes the outbox relay and the live stream of this process (PostgreSQL's NOTIFY wakes the others').
  */
-export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' | 'wake'>; wakeRelay: () => void }) {
+export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' | 'wake'>; wakeRelay: () => void; analytics: Pick<AnalyticsService, 'record'> }) {
   const { store, live } = deps;
   const pg = store.dialect === 'postgres';
   const p = pg ? (i: number) => `$${i}` : (i: number) => `?${i}`;
@@ -75,9 +77,10 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
 
   const raw = async <R>(db: Kysely<DB>, text: string, params: readonly unknown[]): Promise<R[]> =>
     (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
-  const stateOf = (r: Pick<AlertRow, (typeof STATE)[number]>): AlertState => ({
+  const stateOf = (r: Omit<Pick<AlertRow, (typeof STATE)[number]>, 'labels'> & { labels: unknown }): AlertState => ({
     id: r.id, org_id: r.org_id, status: r.status, occurrences: Number(r.occurrences), incident_id: r.incident_id,
     severity: r.severity, title: r.title, created_at: Number(r.created_at), updated_at: Number(r.updated_at),
+    fingerprint: r.fingerprint, client_id: r.client_id, integration_id: r.integration_id, labels: r.labels,
   });
 
   /** The changes of one call, and which organizations have workflows (each read once, in the transaction). */
@@ -108,6 +111,7 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
     }
     if (fx.events.length > 0) afterCommit(db, deps.wakeRelay);
     await live.record(db, fx.live);
+    await deps.analytics.record(db, fx.facts);
   }
 
   /** Runs `fn` in `db`'s transaction (or a new one) and stores what its writes call for in the same one. */
@@ -270,6 +274,7 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
           addEffects(fx, Number(w.occurrences) === times ? null : { ...after, occurrences: after.occurrences - times }, after, withWorkflows.has(w.org_id));
         }
         await run('alertflow_alert_effects', PG_EFFECTS_SQL, pgEffectParams(fx));
+        await pgRecord(run, fx.facts);
         return out;
       });
       woke(stored(fx));

@@ -52,6 +52,37 @@ export type Fact =
   | { kind: 'page_sent'; alert: AlertDims; at: number; person: { userId: string; zone: string } | null }
   | { kind: 'flap_started'; alert: AlertDims; at: number };
 
+/** An alert before or after a change, as the alert writer reads it (`labels` as stored: JSON text or an object). */
+export interface ChangedAlert {
+  org_id: string;
+  status: string;
+  occurrences: number;
+  severity: string;
+  title: string;
+  fingerprint: string;
+  client_id: string | null;
+  integration_id: string | null;
+  labels: unknown;
+  created_at: number;
+  updated_at: number;
+}
+
+const dimsOf = (a: ChangedAlert): AlertDims => ({
+  orgId: a.org_id, severity: a.severity, clientId: a.client_id, integrationId: a.integration_id, fingerprint: a.fingerprint, title: a.title,
+  labels: (typeof a.labels === 'string' ? JSON.parse(a.labels) : a.labels ?? {}) as Record<string, string>,
+});
+
+/** What analytics counts of one change of an alert (before null: it was created): see `Fact`. */
+export function changeFacts(before: ChangedAlert | null, after: ChangedAlert): Fact[] {
+  const out: Fact[] = [];
+  if (before === null) out.push({ kind: 'alert_created', alert: dimsOf(after), at: after.created_at });
+  else if (after.occurrences > before.occurrences) out.push({ kind: 'alert_repeated', alert: dimsOf(after), at: after.updated_at, times: after.occurrences - before.occurrences });
+  if (after.status === 'resolved' && before?.status !== 'resolved' && after.updated_at - after.created_at < QUICK_RESOLVE_MS) {
+    out.push({ kind: 'alert_resolved', alert: dimsOf(after), openedAt: after.created_at, at: after.updated_at });
+  }
+  return out;
+}
+
 export type CountRow = Partial<Counts> & { dim: string; time: number; key: string };
 /** `day` is the local day's start, or the local month's in `noisyMonthly`. */
 export type NoisyRow = Partial<Counts> & { day: number; integrationId: string; fingerprint: string; clientId: string; title: string };

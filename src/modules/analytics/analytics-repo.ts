@@ -150,6 +150,10 @@ export function analyticsRepo() {
       db.selectFrom('alerts').select(['id', 'title', 'severity', 'created_at']).where('org_id', '=', orgId).where('client_id', '=', clientId)
         .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst(),
 
+    /** A member's own zone (null: none set, or no such member). */
+    userZone: async (db: Kysely<DB>, orgId: string, userId: string): Promise<string | null> =>
+      (await db.selectFrom('users').select('timezone').where('org_id', '=', orgId).where('id', '=', userId).executeTakeFirst())?.timezone ?? null,
+
     /** The organization's zone and rolled-up label keys. */
     settings: (db: Kysely<DB>, orgId: string) =>
       db.selectFrom('orgs').select(['timezone', 'analytics_labels']).where('id', '=', orgId).executeTakeFirst(),

@@ -100,6 +100,18 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
       await repo.apply(db, rollup([{ kind: 'incident_opened', alert: { ...alert, severity: i.severity, clientId: i.clientId }, at: i.openedAt }], () => org));
     },
 
+    /**
+     * A page about an alert was delivered: counted for the alert and, when it went to a member, for them (at night or
+     * in working hours on their clock); the first page of an incident keeps its time to page.
+     */
+    async pageSent(db: Kysely<DB>, p: { alert: AlertDims; incidentId: string | null; recipientId: string | null; at: number }): Promise<void> {
+      const org = await settings(db, p.alert.orgId);
+      const zone = p.recipientId === null ? null : (await repo.userZone(db, p.alert.orgId, p.recipientId)) ?? org.zone;
+      const person = p.recipientId === null || zone === null ? null : { userId: p.recipientId, zone };
+      await repo.apply(db, rollup([{ kind: 'page_sent', alert: p.alert, at: p.at, person }], () => org));
+      if (p.incidentId !== null) await repo.incidentReached(db, p.alert.orgId, p.incidentId, 'page_ms', p.at);
+    },
+
     /** The incident was acknowledged, resolved or paged for the first time: its duration is kept (later ones are not). */
     incidentReached: (db: Kysely<DB>, orgId: string, incidentId: string, what: 'ack' | 'resolve' | 'page', at: number) =>
       repo.incidentReached(db, orgId, incidentId, `${what}_ms`, at),

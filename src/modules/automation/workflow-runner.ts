@@ -133,7 +133,10 @@ export function workflowRunner(deps: {
       case 'create_incident': {
         const groupKey = action.groupBy.map((f) => `${f}=${readField(alert, f) ?? ''}`).join('|');
         const title = renderTemplate(action.title, { alert }) || alert.title;
-        const r = await incidents.openOrJoin(db, { workflowId: workflow.id, groupKey, title, alert: { id: ctx.row.id, incidentId: ctx.row.incident_id, orgId: ctx.row.org_id, severity: alert.severity, clientId: alert.clientId } }, at);
+        const r = await incidents.openOrJoin(db, { workflowId: workflow.id, groupKey, title, alert: {
+          id: ctx.row.id, incidentId: ctx.row.incident_id, orgId: ctx.row.org_id, severity: alert.severity, clientId: alert.clientId,
+          integrationId: alert.integrationId, fingerprint: alert.fingerprint, title: alert.title, labels: alert.labels,
+        } }, at);
         ctx.incident = r.incident;
         ctx.grouped = true;
         // The group wait holds the first pages of an incident this run opens; a joined one's were queued (or sent) already.

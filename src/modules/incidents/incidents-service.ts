@@ -8,6 +8,7 @@ import { newId, orderedId } from '../../lib/ids.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import { OPEN_STATUSES, type AlertStatus, type Severity } from '../alerts/alerts-fns.ts';
+import type { AnalyticsService } from '../analytics/analytics-service.ts';
 import type { AlertWriter } from '../alerts/alert-writer.ts';
 import { canMove, toIncident, worse } from './incidents-fns.ts';
 import { forIncident, type NotificationRow } from '../notifications/notifications-repo.ts';
@@ -27,7 +28,15 @@ export interface IncidentAlertRef {
   orgId: string;
   severity: string;
   clientId: string | null;
+  /** What analytics keys an incident it opens by (its first alert's). */
+  integrationId: string | null;
+  fingerprint: string;
+  title: string;
+  labels: Record<string, string>;
 }
+
+/** What analytics keeps of incidents (analytics-service.ts): opened, and the first acknowledgement and resolution. */
+export type IncidentAnalytics = Pick<AnalyticsService, 'incidentOpened' | 'incidentReached'>;
 
 /** What an incident's escalation does when the incident is answered or reassigned (the escalations module). */
 export interface IncidentEscalation {
@@ -54,7 +63,7 @@ export type ScheduleTimer = (db: Kysely<DB>, timer: IncidentTimer, delayMs: numb
 export type IncidentAlerts = Pick<AlertWriter, 'transitionOfIncident' | 'attachIncident'>;
 
 export function incidentsService(deps: {
-  store: Store; repo: IncidentsRepo; alerts: IncidentAlerts; audit: AuditService; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation;
+  store: Store; repo: IncidentsRepo; alerts: IncidentAlerts; audit: AuditService; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation; analytics?: IncidentAnalytics;
   timers: ScheduleTimer;
   /** How long a snooze "minute" lasts: 60,000 ms except in tests (ESCALATION_MINUTE_MS, as for policies' delays). */
   minuteMs: number;
@@ -104,6 +113,7 @@ export function incidentsService(deps: {
       snoozed_until: null,
     });
     await record(db, incident, 'status_changed', actor, { from: incident.status, to, ...data }, at);
+    if (to !== 'triggered') await deps.analytics?.incidentReached(db, incident.org_id, incident.id, to === 'acknowledged' ? 'ack' : 'resolve', at);
     if (to === 'acknowledged') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, ['firing'], 'acknowledged', actor, at);
     if (to === 'resolved') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, OPEN_STATUSES, 'resolved', actor, at);
     if (to !== 'triggered') await deps.escalation?.incidentAnswered(db, updated as IncidentRow, to, actor, at);
@@ -244,6 +254,9 @@ export function incidentsService(deps: {
         await repo.insert(db, incident);
         await repo.setCounter(db, p.alert.orgId, last + 1);
         await record(db, incident, 'opened', SYSTEM, { workflowId: p.workflowId, groupKey: p.groupKey }, at);
+        const a = p.alert;
+        await deps.analytics?.incidentOpened(db, { id: incident.id, orgId: a.orgId, severity: a.severity, clientId: a.clientId, openedAt: at },
+          { orgId: a.orgId, severity: a.severity, clientId: a.clientId, integrationId: a.integrationId, fingerprint: a.fingerprint, title: a.title, labels: a.labels });
         opened = true;
       }
       if (await deps.alerts.attachIncident(db, p.alert.orgId, p.alert.id, incident.id, at)) {

@@ -49,11 +49,13 @@ export function notificationsRepo() {
      * Records the outcome of attempt number `attempt`; a later attempt's row is left alone. A page cancelled
      * while this attempt was under way stays cancelled unless the attempt did send it (then it says so).
      */
-    record: async (db: Kysely<DB>, id: string, attempt: number, result: AttemptResult, now: number): Promise<void> => {
+    /** Whether it recorded (false: a later attempt, or another outcome, came first). */
+    record: async (db: Kysely<DB>, id: string, attempt: number, result: AttemptResult, now: number): Promise<boolean> => {
       // The attempt's send slot is spent: a retry waits for a new one.
-      await db.updateTable('notifications').set({ ...result, paced_at: null, updated_at: now })
+      const r = await db.updateTable('notifications').set({ ...result, paced_at: null, updated_at: now })
         .where('id', '=', id).where('attempts', '=', attempt)
-        .where('status', 'in', result.status === 'sent' ? ['pending', 'cancelled'] : ['pending']).execute();
+        .where('status', 'in', result.status === 'sent' ? ['pending', 'cancelled'] : ['pending']).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
 
     /**

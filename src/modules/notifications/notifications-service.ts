@@ -1,7 +1,7 @@
 import { toIncident } from '../incidents/incidents-fns.ts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Store } from '../../db/database.ts';
+import { inTransaction, type Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
@@ -10,6 +10,7 @@ import { newId } from '../../lib/ids.ts';
 import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
+import type { AnalyticsService } from '../analytics/analytics-service.ts';
 import type { AlertsService } from '../alerts/alerts-service.ts';
 import { alertUrl, incidentKey, errorLine, idempotencyKey, toNotification, type Outcome } from './notifications-fns.ts';
 import { isNotice, PermanentFailure, type Channel, type ChannelDeps, type ChannelTarget, type Message } from './channels/channel.ts';
@@ -137,6 +138,8 @@ export interface NotificationsDeps {
    * over can send at once. Raised, if shorter, to the channel's longest attempt plus 5 s (email 50 s, webhook 15 s).
    */
   attemptLeaseMs?: number;
+  /** Counts delivered pages (analytics-service.ts). */
+  analytics?: Pick<AnalyticsService, 'pageSent'>;
   /** Told of every attempt: its channel, outcome and duration in seconds (the metrics). */
   onAttempt?: (channel: string, outcome: AttemptResult['outcome'], seconds: number) => void;
 }
@@ -196,18 +199,31 @@ export function notificationsService(deps: NotificationsDeps) {
   }
 
   /** Records an attempt's outcome and returns the row as it now is. */
-  async function settle(row: NotificationRow, attempt: number, r: AttemptResult, once: boolean): Promise<NotificationRow> {
+  /**
+   * Records an attempt's outcome and returns the row as it now is. A page delivered is counted by analytics in the
+   * same transaction (`page`: the message sent), once: only the attempt whose outcome is recorded counts it.
+   */
+  async function settle(row: NotificationRow, attempt: number, r: AttemptResult, once: boolean, page: Message | null): Promise<NotificationRow> {
     const now = clock.now();
     const exhausted = r.outcome === 'retry' && (once || attempt >= MAX_ATTEMPTS);
     const status = r.outcome === 'sent' ? 'sent' : r.outcome === 'failed' || exhausted ? 'failed' : 'pending';
     const error = r.error === null ? null : errorLine(exhausted && !once ? `Gave up after ${attempt} attempts: ${r.error}` : r.error);
-    await repo.record(store.db, row.id, attempt, {
-      status,
-      last_error: r.outcome === 'retry' && error === null ? 'Failed' : error,
-      response_status: r.responseStatus,
-      sent_at: status === 'sent' ? now : null,
-      ...(r.ref !== undefined && { provider_ref: r.ref.slice(0, 200) }),
-    }, now);
+    await inTransaction(store.db, async (trx) => {
+      const recorded = await repo.record(trx, row.id, attempt, {
+        status,
+        last_error: r.outcome === 'retry' && error === null ? 'Failed' : error,
+        response_status: r.responseStatus,
+        sent_at: status === 'sent' ? now : null,
+        ...(r.ref !== undefined && { provider_ref: r.ref.slice(0, 200) }),
+      }, now);
+      if (recorded && status === 'sent' && page && !isNotice(page) && deps.analytics) {
+        const a = page.alert;
+        await deps.analytics.pageSent(trx, {
+          alert: { orgId: row.org_id, severity: a.severity, clientId: a.clientId, integrationId: a.integrationId, fingerprint: a.fingerprint, title: a.title, labels: a.labels },
+          incidentId: page.incident?.id ?? row.incident_id, recipientId: row.recipient_id, at: now,
+        });
+      }
+    });
     const level = status === 'sent' ? 'info' : 'warn';
     log[level]({ notificationId: row.id, orgId: row.org_id, alertId: row.alert_id, channel: row.channel, attempt, status, responseStatus: r.responseStatus, error }, 'notification delivery');
     return (await repo.get(store.db, row.id)) ?? row;
@@ -285,12 +301,14 @@ export function notificationsService(deps: NotificationsDeps) {
     }
     const attempt = claimed.attempts;
     let result: AttemptResult;
+    let message: Message | null = null;
     const started = performance.now();
     try {
       if (channel === null || delivery.channel !== claimed.channel) throw new PermanentFailure(`A ${delivery.channel} delivery cannot deliver a ${claimed.channel} notification`);
       const off = channel.unavailable?.(channelDeps);
       if (off) throw new PermanentFailure(off);
-      result = await channel.send(channelDeps, await withReplyCode(await messageOf(claimed, opts), channel, delivery.target, claimed), delivery.target);
+      message = await withReplyCode(await messageOf(claimed, opts), channel, delivery.target, claimed);
+      result = await channel.send(channelDeps, message, delivery.target);
       // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
       // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
       if (host !== null) record(hosts, breakerPolicy, host, result.outcome !== 'retry' || result.responseStatus !== null, clock.now());
@@ -300,7 +318,7 @@ export function notificationsService(deps: NotificationsDeps) {
         : { outcome: 'retry', error: `Internal error: ${errorSummary(err).message ?? 'unknown'}`, responseStatus: null };
     }
     deps.onAttempt?.(claimed.channel, result.outcome, (performance.now() - started) / 1000);
-    const settled = await settle(claimed, attempt, result, opts.once === true);
+    const settled = await settle(claimed, attempt, result, opts.once === true, message);
     if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed', attempt);
     return toNotification(settled);
   }
