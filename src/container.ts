@@ -64,6 +64,8 @@ import { orgsRepo } from './modules/orgs/orgs-repo.ts';
 import { orgsService } from './modules/orgs/orgs-service.ts';
 import { schedulesRepo } from './modules/schedules/schedules-repo.ts';
 import { schedulesService } from './modules/schedules/schedules-service.ts';
+import { calendarFeedsRepo } from './modules/schedules/calendar-feeds-repo.ts';
+import { calendarFeedsService } from './modules/schedules/calendar-feeds-service.ts';
 import { suppressionRepo } from './modules/suppression/suppression-repo.ts';
 import { suppressionService } from './modules/suppression/suppression-service.ts';
 import { usersRepo } from './modules/users/users-repo.ts';
@@ -132,8 +134,9 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     webhookTimeoutMs: config.webhookTimeoutSeconds * 1000, smtpTimeoutMs: SMTP_TIMEOUT_MS, providers: config.providers,
   };
   // A handoff notice is a notification like any other: prepared and queued in one transaction, then delivered (made further down).
+  const scheduleRows = schedulesRepo();
   const schedules = schedulesService({
-    store, repo: schedulesRepo(), audit, clock, cursors, log,
+    store, repo: scheduleRows, audit, clock, cursors, log,
     handoff: async (db, h) => {
       const delivery = { channel: ACCOUNT_FALLBACK.channel, target: ACCOUNT_FALLBACK.target(h.email) };
       const n = await notifications.prepareNotice(db, { orgId: h.orgId, source: 'handoff', key: h.key, recipientId: h.userId, delivery, notice: { event: 'schedule.handoff', subject: h.subject, text: h.text } });
@@ -141,6 +144,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       return n.created;
     },
   });
+  const calendarFeeds = calendarFeedsService({ store, repo: calendarFeedsRepo(), schedulesRepo: scheduleRows, schedules, audit, clock, baseUrl: config.baseUrl });
   // The live stream's writing side: what alerts and incidents record is read by the live service (made below).
   const liveEvents = liveFeed({ dialect: store.dialect, wake: () => live.nudge() });
   const incidentRows = incidentsRepo({ live: liveEvents });
@@ -163,7 +167,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   });
   const users = usersService({
     store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
-    forgetMember: [incidents.unassignMember, schedules.forgetMember],
+    forgetMember: [incidents.unassignMember, schedules.forgetMember, calendarFeeds.forgetMember],
   });
   const contacts = contactsService({
     store, repo: contactsRepo(), audit, clock, outboundAllow: config.outboundAllow, channels: channelDeps,
@@ -281,6 +285,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     answers,
     channelDeps,
     schedules,
+    calendarFeeds,
     incidents,
     heartbeats,
     contacts,

@@ -310,6 +310,8 @@ export interface DB {
     stop_reason: string | null;
   };
   escalation_steps: { escalation_id: string; repeat: number; step: number; fired_at: number };
+  /** Secret calendar feeds: kind `member` (subject a user) or `schedule` (migration 0029). */
+  calendar_feeds: { id: string; org_id: string; kind: string; subject_id: string; token_hash: string; created_at: number; last_used_at: number | null };
   page_link_uses: { token_hash: string; org_id: string; incident_id: string; recipient_id: string | null; action: string; used_at: number };
   alert_counts: { org_id: string; status: string; shard: number; n: number };
   /** Bumped whenever what ingest caches per organization changes (config-versions.ts). */

@@ -26,6 +26,7 @@ import { liveRoutes } from '../modules/live/live-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
 import { inboundRoutes } from '../modules/notifications/inbound-routes.ts';
 import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
+import { calendarFeedRoutes, calendarFeedsRoutes } from '../modules/schedules/calendar-feeds-routes.ts';
 import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
 import { usersRoutes } from '../modules/users/users-routes.ts';
 import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
@@ -137,6 +138,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
   pagerdutyRoutes(app, c);
   opsgenieRoutes(app, c);
   await heartbeatPingRoutes(app, c);
+  calendarFeedRoutes(app, { feeds: c.calendarFeeds, limits: c.limits });
   await pageLinkRoutes(app, c.pageLinks);
   await inboundRoutes(app, { answers: c.answers, channels: c.channelDeps, baseUrl: c.config.baseUrl, limits: c.limits, now: () => c.clock.now() });
 
@@ -153,6 +155,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     clientsRoutes(api, c.clients);
     suppressionRoutes(api, c.suppression);
     schedulesRoutes(api, c.schedules);
+    calendarFeedsRoutes(api, c.calendarFeeds);
     apiKeysRoutes(api, c);
     usersRoutes(api, c);
     auditRoutes(api, c.audit);

@@ -58,8 +58,8 @@ export function toAppError(err: unknown): AppError {
   return new AppError('INTERNAL_ERROR', 'Internal server error');
 }
 
-/** The ingest token and a page's acknowledge link are credentials: they never reach a log line. */
-export const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/(?:webhook|heartbeat)\/|^\/links\/)[^/?#]+/, '$1[redacted]');
+/** The ingest token, a page's acknowledge link and a calendar feed's token are credentials: they never reach a log line. */
+export const redactUrl = (url: string): string => url.replace(/(\/api\/inbound\/(?:webhook|heartbeat)\/|^\/api\/calendar\/|^\/links\/)[^/?#]+/, '$1[redacted]');
 
 /** A request's error as one of our codes, logged when it is the server's fault (every error handler calls this). */
 export function reportedError(err: unknown, req: FastifyRequest): AppError {

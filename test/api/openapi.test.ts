@@ -49,6 +49,8 @@ describe('served OpenAPI document', () => {
       'patch /users/me/contact-methods/{id}', 'delete /users/me/contact-methods/{id}', 'get /users/me/notification-rules', 'put /users/me/notification-rules',
       'post /users/me/contact-methods/{id}/test', 'post /users/me/contact-methods/{id}/send-code', 'post /users/me/contact-methods/{id}/verify', 'get /channels',
       'get /users/{id}/contact-methods',
+      'get /users/me/oncall', 'get /users/me/calendar-feed', 'post /users/me/calendar-feed', 'delete /users/me/calendar-feed',
+      'get /schedules/{id}/calendar-feed', 'post /schedules/{id}/calendar-feed', 'delete /schedules/{id}/calendar-feed',
       'get /events',
       'get /escalation-policies', 'post /escalation-policies', 'get /escalation-policies/{id}', 'put /escalation-policies/{id}',
       'patch /escalation-policies/{id}', 'delete /escalation-policies/{id}',

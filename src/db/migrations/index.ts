@@ -26,6 +26,7 @@ import m0025 from './0025_analytics_monthly_noise.ts';
 import m0026 from './0026_alert_writes_in_code.ts';
 import m0027 from './0027_incident_actions.ts';
 import m0028 from './0028_channel_answers.ts';
+import m0029 from './0029_calendar_feeds.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -57,6 +58,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0026_alert_writes_in_code', m0026],
   ['0027_incident_actions', m0027],
   ['0028_channel_answers', m0028],
+  ['0029_calendar_feeds', m0029],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

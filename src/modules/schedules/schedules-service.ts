@@ -191,6 +191,9 @@ export function schedulesService(deps: {
   }
 
   return {
+    /** A stored schedule as the rotation functions take it (for the calendar feeds and "my on-call"). */
+    rotaOf: rota,
+
     checkHandoffs,
     /** The handoff checker of a worker process, every `everyMs`. */
     startHandoffChecker: (everyMs: number): { stop(): Promise<void> } => periodic(everyMs, checkHandoffs, deps.log, 'handoff check failed'),
