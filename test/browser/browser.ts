@@ -60,6 +60,8 @@ const RESULTS = path.join(ROOT, 'test-results');
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(RESULTS, { recursive: true });
+  // From the top: a page scrolled down would be drawn with its sticky bar half-way down the picture.
+  await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: path.join(RESULTS, `${name}.png`), fullPage: true });
 }
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { before, it } from 'node:test';
 import { ROOT, runCli } from '../support/process.ts';
-import { apiAsBrowser, assertAccessible, eachStore, OWNER, screenshot, sharedBrowser, useDashboard } from './browser.ts';
+import { apiAsBrowser, assertAccessible, assertFits, eachStore, OWNER, screenshot, sharedBrowser, useDashboard } from './browser.ts';
 
 /**
  * The On call and Suppression windows pages in Debian's Chromium against a real `alertflow serve`, on both
@@ -124,6 +124,53 @@ eachStore('on call and suppression windows in a browser', { together: true }, (k
     await row.getByText(MEMBER.name).waitFor();
     await assertAccessible(app.page, 'on call');
     await shot('oncall');
+  });
+
+  it('my on-call: my shifts in both zones, who follows, and a calendar feed that works without a header until revoked', async () => {
+    await app.page.getByRole('link', { name: 'My on-call', exact: true }).click();
+    await app.page.getByRole('heading', { name: 'My on-call', exact: true }).waitFor();
+    const next = app.page.locator('.shifts-list li').first();
+    await next.waitFor();
+    // The viewer is in Berlin, the schedule in New York: both clocks are shown.
+    assert.match(await next.innerText(), /^\w{3},? \d+ \w{3},? \d\d:\d\d.+\n.+ in New York \(America\/New_York\)\nPrimary · then (Max Member takes over|nobody is on call)$/);
+    await app.page.getByText('No open incident is assigned to you or paged you.').waitFor();
+
+    await app.page.getByRole('button', { name: 'Make a feed address' }).click();
+    const first = (await app.page.getByTestId('feed-url').textContent()) as string;
+    assert.match(first, /\/api\/calendar\/afcal_[\w-]+\.ics$/);
+    const fetched = await fetch(first);
+    assert.equal(fetched.status, 200);
+    assert.match(fetched.headers.get('content-type') ?? '', /^text\/calendar/);
+    assert.match(await fetched.text(), /SUMMARY:On call: Primary/);
+    await assertAccessible(app.page, 'my on-call');
+    await shot('my-oncall');
+    await app.page.setViewportSize({ width: 390, height: 844 });
+    await assertFits(app.page, 'my on-call (390 px)');
+    await assertAccessible(app.page, 'my on-call (390 px)');
+    await shot('my-oncall-390');
+    await app.page.emulateMedia({ colorScheme: 'dark' });
+    await assertAccessible(app.page, 'my on-call (390 px, dark)');
+    await shot('my-oncall-390-dark');
+    await app.page.emulateMedia({ colorScheme: 'light' });
+    await app.page.setViewportSize({ width: 1280, height: 900 });
+
+    await app.page.getByRole('button', { name: 'Make a new address' }).click();
+    await app.page.getByRole('dialog').getByRole('button', { name: 'Make a new address' }).click();
+    await app.page.getByTestId('feed-url').filter({ hasNotText: first }).waitFor();
+    const second = (await app.page.getByTestId('feed-url').textContent()) as string;
+    assert.equal((await fetch(first)).status, 401, 'the old address stopped working');
+    assert.equal((await fetch(second)).status, 200);
+    await app.page.getByRole('button', { name: 'Revoke' }).click();
+    await app.page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await app.page.getByText('No feed address yet.').waitFor();
+    assert.equal((await fetch(second)).status, 401);
+
+    // A schedule's feed, from its page.
+    await app.page.goto(`${app.base}/oncall/${scheduleId}`);
+    await app.page.getByRole('region', { name: 'Calendar feed' }).getByRole('button', { name: 'Make a feed address' }).click();
+    const feed = await fetch((await app.page.getByTestId('feed-url').textContent()) as string);
+    assert.match(await feed.text(), new RegExp(`SUMMARY:On call: ${MEMBER.name}`));
+    assert.deepEqual(app.errors, []);
   });
 
   it('creates a recurring window, previewing its next occurrences and the open alert it holds', async () => {

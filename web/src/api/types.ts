@@ -54,6 +54,7 @@ export type ScheduleLayer = Schedule['layers'][number];
 export type ScheduleOverride = Schedule['overrides'][number];
 export type CreateScheduleBody = Body<paths['/schedules']['post']>;
 export type UpdateScheduleBody = Body<paths['/schedules/{id}']['put']>;
+export type MyShift = Ok<paths['/users/me/oncall']['get']>['data']['shifts'][number];
 export type OnCallEntry = Ok<paths['/schedules/current-oncall']['get']>['data'][number];
 export type Shift = Ok<paths['/schedules/{id}/shifts']['get']>['data']['shifts'][number];
 export type SchedulePreview = Ok<paths['/schedules/preview']['post']>['data'];

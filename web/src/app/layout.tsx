@@ -11,6 +11,7 @@ import type { SessionView } from '../features/auth/auth-api';
 const NAV = [
   { to: '/alerts', label: 'Alerts' },
   { to: '/incidents', label: 'Incidents' },
+  { to: '/my-oncall', label: 'My on-call' },
   { to: '/oncall', label: 'On call' },
   { to: '/escalation-policies', label: 'Escalation' },
   { to: '/integrations', label: 'Integrations' },

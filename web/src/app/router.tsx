@@ -48,6 +48,7 @@ export const router = createBrowserRouter([
       { path: 'members', lazy: page(() => import('../features/members/members-page')) },
       { path: 'profile', lazy: page(() => import('../features/members/profile-page')) },
       { path: 'profile/contact-methods', lazy: page(() => import('../features/contacts/contact-methods-page')) },
+      { path: 'my-oncall', lazy: page(() => import('../features/me/my-oncall-page')) },
       { path: 'oncall', lazy: page(() => import('../features/schedules/oncall-page')) },
       { path: 'oncall/new', lazy: page(() => import('../features/schedules/schedule-editor-page')) },
       { path: 'oncall/:id', lazy: page(() => import('../features/schedules/schedule-page')) },

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 interface Props {
   open: boolean;
@@ -14,6 +14,8 @@ interface Props {
 /** A modal confirmation on the native <dialog>: focus is trapped and Escape cancels. */
 export function ConfirmDialog({ open, title, children, confirmLabel, danger, busy, onConfirm, onCancel }: Props) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Several dialogs may sit on one page: each heading has its own id.
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -21,8 +23,8 @@ export function ConfirmDialog({ open, title, children, confirmLabel, danger, bus
     if (!open && d.open) d.close();
   }, [open]);
   return (
-    <dialog ref={ref} aria-labelledby="confirm-title" onCancel={(e) => { e.preventDefault(); onCancel(); }}>
-      <h2 id="confirm-title">{title}</h2>
+    <dialog ref={ref} aria-labelledby={titleId} onCancel={(e) => { e.preventDefault(); onCancel(); }}>
+      <h2 id={titleId}>{title}</h2>
       <div>{children}</div>
       <div className="actions">
         <button type="button" className="secondary" onClick={onCancel}>Cancel</button>

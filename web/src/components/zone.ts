@@ -68,3 +68,11 @@ export function formatIn(t: number | string, zone: string, options: Intl.DateTim
 export const dateTimeIn = (t: number | string, zone: string): string => formatIn(t, zone, { dateStyle: 'medium', timeStyle: 'short' });
 // 24-hour, whatever the locale: a day cell reads 00:00–24:00.
 export const timeIn = (t: number | string, zone: string): string => formatIn(t, zone, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+
+const dayIn = (t: number | string, zone: string): string => formatIn(t, zone, { weekday: 'short', day: 'numeric', month: 'short' });
+
+/** A stretch of time in `zone`, short: "Mon, 30 Nov, 15:00–23:00", or both days when it crosses midnight there. */
+export function spanIn(start: number | string, end: number | string, zone: string): string {
+  const [d1, d2] = [dayIn(start, zone), dayIn(end, zone)];
+  return d1 === d2 ? `${d1}, ${timeIn(start, zone)}–${timeIn(end, zone)}` : `${d1}, ${timeIn(start, zone)} – ${d2}, ${timeIn(end, zone)}`;
+}

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import type { Schedule, ScheduleLayer } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
-import { CopyButton } from '../../components/copy-button';
+import { CalendarFeed } from '../../components/calendar-feed';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay, RecordError } from '../../components/error-display';
 import { Loading, Page } from '../../components/page';
@@ -158,11 +158,8 @@ function Detail({ s }: { s: Schedule }) {
       </div>
       <section className="panel" aria-labelledby="feed-title">
         <h2 id="feed-title">Calendar feed</h2>
-        <p>The final shifts as iCalendar (a week back, 60 days ahead). A calendar app needs an API key with <code>schedules:read</code> as a bearer token.</p>
-        <div className="copy-row">
-          <a className="break" href={feed} data-testid="ical-link">{feed}</a>
-          <CopyButton text={feed} label="Copy feed URL" />
-        </div>
+        <CalendarFeed of={{ kind: 'schedule', id: s.id }} canChange={canWrite} what="every shift of this schedule (a week back, 60 days ahead)" />
+        <p className="muted">For scripts, the same with an API key holding <code>schedules:read</code> as a bearer token: <a className="break" href={feed} data-testid="ical-link">{feed}</a></p>
       </section>
       <OverrideDialog pick={pick} zone={zone} users={people.users} index={s.overrides.length} saving={update.isPending}
         error={pick === null ? null : update.error} onSave={saveOverride} onCancel={() => { setPick(null); update.reset(); }} />
