@@ -49,6 +49,8 @@ export interface Config {
    * that would pass it is answered 503 OVERLOADED unread. At least one body of the largest size.
    */
   readonly maxBodyBytesInFlight: number;
+  /** How long a request body may take to arrive once it is taken on (`BODY_TIMEOUT_SECONDS`); then 408. */
+  readonly bodyTimeoutSeconds: number;
   /** Commit concurrent ingest requests in one transaction (SQLite group commit). */
   readonly ingestBatchMax: number;
   /** SQLite: write ingest batches on a thread of their own (lower tail latency; needs a free core to pay off). */
@@ -258,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env),
     metricsToken: metricsToken(env),
     maxBodyBytesInFlight: int(env, 'MAX_BODY_BYTES_IN_FLIGHT', 16 * 1024 * 1024, BODY_LIMIT, 1024 ** 4),
+    bodyTimeoutSeconds: int(env, 'BODY_TIMEOUT_SECONDS', 10, 1, 300),
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
     ingestWriterThread: bool(env, 'INGEST_WRITER_THREAD', false),
     suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),

@@ -54,6 +54,10 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     bodyLimit: BODY_LIMIT,
     trustProxy: typeof c.config.trustProxy === 'number' ? trustHops(c.config.trustProxy) : c.config.trustProxy,
     forceCloseConnections: 'idle',
+    // A backstop for requests whose body is never taken on (refused before it is read, 401 or 429): Node
+    // answers 408 and closes a request still arriving this long after it began (body-budget.ts drops a body
+    // taken on sooner, after BODY_TIMEOUT_SECONDS).
+    requestTimeout: (c.config.bodyTimeoutSeconds + 30) * 1000,
     // A request that reached us before shutdown is served (its transaction commits before the store closes),
     // not answered with Fastify's own 503 outside our envelope.
     return503OnClosing: false,
@@ -86,7 +90,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     }
   });
 
-  boundBodiesInFlight(app, c.config.maxBodyBytesInFlight, BODY_LIMIT);
+  boundBodiesInFlight(app, { maxBytes: c.config.maxBodyBytesInFlight, bodyLimit: BODY_LIMIT, timeoutMs: c.config.bodyTimeoutSeconds * 1000 });
 
   app.setErrorHandler((err, req, reply) => {
     const e = reportedError(err, req);
