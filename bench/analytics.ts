@@ -32,6 +32,9 @@ const INTEGRATIONS = 10;
 const SERVICES = 60;
 const FINGERPRINTS = 5_000;
 const PEOPLE = 30;
+/** The newest alerts and incidents are open. */
+const OPEN_ALERTS = 300;
+const OPEN_INCIDENTS = 20;
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
 /** Rows per INSERT while seeding. */
 const CHUNK = 500;
@@ -90,19 +93,22 @@ export async function seed(store: Store, orgId: string, now: number): Promise<vo
   };
   for (let i = 0; i < ALERTS; i++) {
     const at = start + Math.floor((i / ALERTS) * 365 * DAY);
-    const fp = skewed(r, FINGERPRINTS);
+    // The newest alerts are still open, as on a live store (one open alert per fingerprint: theirs are their own).
+    const open = i >= ALERTS - OPEN_ALERTS;
+    const fp = open ? FINGERPRINTS + i : skewed(r, FINGERPRINTS);
     const d = dimsOf(fp);
     const repeats = r() < 0.3 ? 1 + Math.floor(r() * 20) : 0;
     const resolvedAfter = r() < 0.1 ? Math.floor(r() * 59_000) : Math.floor(r() * 4 * 3_600_000);
     rows.push({
       id: `alt_bench_${i}`, org_id: orgId, integration_id: d.integrationId, client_id: d.clientId, incident_id: null, fingerprint: d.fingerprint, title: d.title,
-      severity: d.severity, status: 'resolved', source: 'bench', description: null, labels: JSON.stringify(d.labels), annotations: '{}', payload: '{}',
+      severity: d.severity, status: open ? 'firing' : 'resolved', source: 'bench', description: null, labels: JSON.stringify(d.labels), annotations: '{}', payload: '{}',
       occurrences: 1 + repeats, last_seen_at: at, acknowledged_at: null, acknowledged_by_type: null, acknowledged_by_id: null,
-      resolved_at: at + resolvedAfter, resolved_by_type: 'integration', resolved_by_id: d.integrationId, suppression_id: null, created_at: at, updated_at: at + resolvedAfter,
+      resolved_at: open ? null : at + resolvedAfter, resolved_by_type: open ? null : 'integration', resolved_by_id: open ? null : d.integrationId,
+      suppression_id: null, created_at: at, updated_at: open ? at : at + resolvedAfter,
     });
     facts.push({ kind: 'alert_created', alert: d, at });
     if (repeats > 0) facts.push({ kind: 'alert_repeated', alert: d, at: at + 60_000, times: repeats });
-    facts.push({ kind: 'alert_resolved', alert: d, openedAt: at, at: at + resolvedAfter });
+    if (!open) facts.push({ kind: 'alert_resolved', alert: d, openedAt: at, at: at + resolvedAfter });
     if (i % 10 === 0) facts.push({ kind: 'page_sent', alert: d, at: at + 30_000, person: { userId: `usr_bench_${fp % PEOPLE}`, zone: ZONE } });
     if (i % 200 === 0) facts.push({ kind: 'flap_started', alert: d, at });
     await flush(false);
@@ -118,9 +124,11 @@ export async function seed(store: Store, orgId: string, now: number): Promise<vo
     const d = dimsOf(fp);
     const ack = Math.floor(r() * 30 * 60_000);
     const resolve = ack + Math.floor(r() * 6 * 3_600_000);
+    const open = i >= INCIDENTS - OPEN_INCIDENTS;
     incidentRows.push({
-      id: `inc_bench_${i}`, org_id: orgId, number: i + 1, workflow_id: null, group_key: `g${i}`, title: d.title, severity: d.severity, status: 'resolved',
-      assignee_id: null, alert_count: 1, client_id: d.clientId, acknowledged_at: at + ack, resolved_at: at + resolve, created_at: at, updated_at: at + resolve,
+      id: `inc_bench_${i}`, org_id: orgId, number: i + 1, workflow_id: null, group_key: `g${i}`, title: d.title, severity: d.severity, status: open ? 'triggered' : 'resolved',
+      assignee_id: null, alert_count: 1, client_id: d.clientId, acknowledged_at: open ? null : at + ack, resolved_at: open ? null : at + resolve, created_at: at,
+      updated_at: open ? at : at + resolve,
     });
     await store.db.transaction().execute(async (trx) => {
       await repo.openIncident(trx, {

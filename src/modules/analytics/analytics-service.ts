@@ -8,13 +8,12 @@ import {
   bucketEdges, bucketOf, MAX_RANGE_DAYS, MEASURES, rollup, splitMonths, spread, zeroCounts,
   type AlertDims, type Bucket, type CountRow, type Counts, type Fact, type OrgAnalytics,
 } from './analytics-fns.ts';
-import type { AnalyticsRepo, Duration, IncidentFactRow } from './analytics-repo.ts';
+import type { AnalyticsRepo, IncidentFactRow, IncidentTimes } from './analytics-repo.ts';
 import type { DayRangeQuery, Noisy, NoisyQuery, PagesPerPerson, ResponseTimes, SeriesQuery, Volume } from './analytics-schemas.ts';
 
 const DEFAULT_SPAN_MS = 7 * DAY_MS;
 
 type Durations = ResponseTimes['overall'];
-type IncidentFact = Awaited<ReturnType<AnalyticsRepo['incidents']>>[number];
 
 /** An incident as it opened; analytics keys it by its first alert's integration and labels. */
 export interface OpenedIncident {
@@ -61,17 +60,9 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
     for (const m of MEASURES) into[m] += r[m] ?? 0;
   };
 
-  const durationsOf = (rows: IncidentFact[]): Durations => {
-    const of = (c: Duration) => spread(rows.flatMap((r) => (r[c] === null ? [] : [r[c] as number])));
-    return { ack: of('ack_ms'), resolve: of('resolve_ms'), page: of('page_ms') };
-  };
-
-  /** An incident's value of a dimension, as its counters were keyed. */
-  const incidentKey = (r: IncidentFact, dim: string): string => {
-    if (dim === 'severity') return r.severity;
-    if (dim === 'client') return r.client_id;
-    if (dim === 'integration') return r.integration_id;
-    return store.readJson<Record<string, string>>(r.labels)[dim.slice('label:'.length)] ?? '';
+  const durationsOf = (rows: IncidentTimes[]): Durations => {
+    const of = (c: 'ack' | 'resolve' | 'page') => spread(rows.flatMap((r) => (r[c] === null ? [] : [r[c] as number])));
+    return { ack: of('ack'), resolve: of('resolve'), page: of('page') };
   };
 
   return {
@@ -124,8 +115,9 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
       const clientId = q.clientId ?? null;
       if (clientId !== null && dim !== null && dim !== 'client') throw invalid('/groupBy', 'with clientId, only groupBy=client (or none) is counted');
       const table = bucket === 'hour' ? 'analytics_hourly' : 'analytics_daily';
-      // Every dimension's rows add up to the total; severity has the fewest rows.
-      const rows: CountRow[] = await repo.counts(store.db, table, orgId, clientId !== null ? 'client' : (dim ?? 'severity'), clientId, from, to);
+      // Every dimension's rows add up to the total; severity has the fewest rows. Weeks and months are summed in the database.
+      const rows: CountRow[] = await repo.counts(store.db, table, orgId, clientId !== null ? 'client' : (dim ?? 'severity'), clientId, from, to,
+        bucket === 'week' || bucket === 'month' ? edges : undefined);
       const n = edges.length - 1;
       const totals = zeroCounts();
       const groups = new Map<string, { totals: Counts; series: Counts[] }>();
@@ -160,16 +152,17 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
       const bucket = q.bucket ?? 'day';
       const { edges, from, to } = frame(q, bucket, org.zone);
       const dim = groupDim(q.groupBy, org);
-      const rows = await repo.incidents(store.db, orgId, from, to, q.clientId ?? null);
+      const rows = await repo.incidents(store, store.db, orgId, from, to, q.clientId ?? null, dim);
       const n = edges.length - 1;
-      const byKey = new Map<string, IncidentFact[]>();
+      const byKey = new Map<string, IncidentTimes[]>();
       for (const r of rows) {
-        const key = dim === null ? '' : incidentKey(r, dim);
-        byKey.set(key, [...(byKey.get(key) ?? []), r]);
+        let list = byKey.get(r.key);
+        if (!list) byKey.set(r.key, (list = []));
+        list.push(r);
       }
-      const seriesOf = (list: IncidentFact[]): Durations[] => {
-        const per: IncidentFact[][] = Array.from({ length: n }, () => []);
-        for (const r of list) per[bucketOf(edges, r.opened_at)]?.push(r);
+      const seriesOf = (list: IncidentTimes[]): Durations[] => {
+        const per: IncidentTimes[][] = Array.from({ length: n }, () => []);
+        for (const r of list) per[bucketOf(edges, r.openedAt)]?.push(r);
         return per.map(durationsOf);
       };
       const names = await namesOf(orgId, dim, [...byKey.keys()]);

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 
-const LABEL_KEY = '^[^\\s]{1,100}$';
+/** No quote or backslash: a key is put in a JSON path when incidents are grouped by it (analytics-repo.ts). */
+const LABEL_KEY = '^[^\\s"\\\\]{1,100}$';
 
 export const OrgSettings = Type.Object({
   id: Type.String(),
