@@ -38,7 +38,7 @@ import { clientErrorHandler, errorBody, redactUrl, reportedError, toAppError } f
 import { observability } from './observability.ts';
 import { opsRoutes } from './ops-routes.ts';
 import { documentErrors } from './schemas.ts';
-import { BODY_LIMIT, parseJsonBody, withoutNul } from './json-body.ts';
+import { BODY_LIMIT, parseJsonBody, wellFormed } from './json-body.ts';
 import { validatorCompiler } from './validation.ts';
 
 /** A hop count as Fastify takes it: believe that many proxies nearest to us. */
@@ -85,7 +85,8 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     try {
       done(null, parseJsonBody(body as string));
     } catch (err) {
-      req.invalidBody = (body as string).slice(0, 16 * 1024);
+      // Kept for the integration's rejections log: any bytes at all, so settled like every request text.
+      req.invalidBody = wellFormed((body as string).slice(0, 16 * 1024));
       done(err as Error, undefined);
     }
   });
@@ -97,11 +98,12 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     if (e.retryAfter !== undefined) reply.header('Retry-After', e.retryAfter);
     return reply.code(e.status).send(errorBody(e));
   });
-  // `%00` in a path or query decodes to U+0000, which PostgreSQL cannot take as a parameter (see withoutNul).
+  // `%00` in a path or query decodes to U+0000, and an escaped surrogate half (`%ED%A0%80`) to a lone
+  // surrogate, neither of which PostgreSQL can take as a parameter (see wellFormed).
   app.addHook('onRequest', async (req) => {
-    if (!req.url.includes('%00')) return;
-    req.params = withoutNul(req.params);
-    req.query = withoutNul(req.query);
+    if (!/%00|%ED%[AB]/i.test(req.url)) return;
+    req.params = wellFormed(req.params);
+    req.query = wellFormed(req.query);
   });
   // A worker serves no dashboard: the API its pages call lives in another process.
   const dashboardPage = opts.role === 'worker' ? () => false : await registerDashboard(app, c.config.dashboardDir);

@@ -17,18 +17,23 @@ function tooDeep(value: unknown, limit: number): boolean {
 }
 
 /**
- * U+0000 removed from text: PostgreSQL can store it in neither text nor jsonb (the statement fails), and
- * no sender means it as content (it is a C string's end). It is stripped at the edge, never stored, so
- * both stores keep the same value and an alert carrying one is still taken rather than refused.
+ * Text as both stores keep it: U+0000 removed, and lone UTF-16 surrogates replaced by U+FFFD. PostgreSQL can
+ * store neither (NUL in no text or jsonb value; a lone surrogate, which JSON can write as `\ud800`, is not
+ * UTF-8, error 22P02), and no sender means either as content (a C string's end; half of a character). They
+ * are settled where request text enters the system, so SQLite and PostgreSQL keep the same value and an alert
+ * carrying one is still taken rather than refused.
  */
-export function withoutNul<T>(value: T): T {
-  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value) as T;
-  if (Array.isArray(value)) return value.map(withoutNul) as T;
+export function wellFormed<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\u0000') ? value.replaceAll('\u0000', '') : value).toWellFormed() as T;
+  if (Array.isArray(value)) return value.map(wellFormed) as T;
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [withoutNul(k), withoutNul(v)])) as T;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), wellFormed(v)])) as T;
   }
   return value;
 }
+
+/** JSON text can carry U+0000 and lone surrogates only as escapes (`\u0000`, `\ud800`): text without them needs no walk. */
+const MAY_BE_ILL_FORMED = /\\u(?:0000|[dD][89a-fA-F])/;
 
 /**
  * JSON bodies: `__proto__` and `constructor.prototype` keys are refused (no prototype pollution
@@ -50,6 +55,5 @@ export function parseJsonBody(text: string): unknown {
   if (tooDeep(value, MAX_DEPTH)) {
     throw new AppError('VALIDATION_ERROR', 'Request body is nested too deeply', [{ path: '', message: `must not nest deeper than ${MAX_DEPTH} levels` }]);
   }
-  // JSON text can only carry U+0000 as the escape `\u0000`.
-  return text.includes('\\u0000') ? withoutNul(value) : value;
+  return MAY_BE_ILL_FORMED.test(text) ? wellFormed(value) : value;
 }

@@ -6,6 +6,7 @@ import type { AnswersService } from './answers-service.ts';
 import type { ChannelDeps } from './channels/channel.ts';
 import type { InboundContext, InboundHook, InboundReply, InboundRequest } from './channels/inbound.ts';
 import { CHANNEL_TYPES, CHANNELS } from './channels/registry.ts';
+import { wellFormed } from '../../http/json-body.ts';
 
 /** What providers send is small: a text message's fields, a button press. */
 const INBOUND_BODY_LIMIT = 64 * 1024;
@@ -42,13 +43,15 @@ export async function inboundRoutes(app: Api, deps: { answers: AnswersService; c
     const limited = await deps.limits.authFailures.peek(req.ip);
     if (!limited.allowed) return reply.code(429).header('Retry-After', limited.resetSeconds).type(CONTENT_TYPES.text).send('Too many refused requests');
     const raw = typeof req.body === 'string' ? req.body : '';
+    // The raw text stays as sent (signatures are over it); what is read out of it is settled as all request
+    // text is (NUL and lone surrogates: see wellFormed), so whatever a hook stores, both stores can keep.
     const input: InboundRequest = {
       url: `${deps.baseUrl}${req.url}`,
       query: Object.fromEntries(Object.entries(req.query as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string')),
       headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v[0] : v])),
       rawBody: raw,
-      form: hook.body === 'form' ? [...new URLSearchParams(raw)] : [],
-      json: hook.body === 'json' ? parseJson(raw) : undefined,
+      form: hook.body === 'form' ? wellFormed([...new URLSearchParams(raw)]) : [],
+      json: hook.body === 'json' ? wellFormed(parseJson(raw)) : undefined,
       orgId,
     };
     const out = await hook.handle(contextFor(type), input);
