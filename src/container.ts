@@ -57,6 +57,8 @@ import { integrationsService } from './modules/integrations/integrations-service
 import { notificationsRepo } from './modules/notifications/notifications-repo.ts';
 import { answersRepo } from './modules/notifications/answers-repo.ts';
 import { answersService } from './modules/notifications/answers-service.ts';
+import { settingsRepo } from './modules/notifications/settings-repo.ts';
+import { settingsService } from './modules/notifications/settings-service.ts';
 import { notificationsService, SMTP_TIMEOUT_MS } from './modules/notifications/notifications-service.ts';
 import type { ChannelDeps } from './modules/notifications/channels/channel.ts';
 import { ACCOUNT_FALLBACK } from './modules/notifications/channels/registry.ts';
@@ -88,6 +90,13 @@ const LIVE_STREAM_TIMING = { heartbeatMs: 15_000, recheckMs: 2_000, maxBufferByt
 
 /** A snooze's end is retried like an escalation step: it must not be lost to a passing store error. */
 const INCIDENT_TIMER_RETRY = { limit: 10, delaySeconds: 2 };
+
+/** A job of the `message-updates` queue: the incident whose chat messages are to show its state now. */
+interface MessageUpdate {
+  orgId: string;
+  incidentId: string;
+}
+const MESSAGE_UPDATE_RETRY = { limit: 5, delaySeconds: 2 } as const;
 
 /** Failed sign-ins are counted over 15 minutes. */
 const SIGN_IN_WINDOW_SECONDS = 900;
@@ -163,6 +172,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     },
     // A snooze's end is a queued job (the queue is made further down).
     timers: (db, timer, delayMs) => queue.send<IncidentTimer>(db, 'incident-timers', timer, INCIDENT_TIMER_RETRY, { delayMs, group: timer.orgId }),
+    // Chat messages of its pages show its state: updated by a job queued with the change.
+    statusChanged: (db, incident) => queue.send<MessageUpdate>(db, 'message-updates', { orgId: incident.org_id, incidentId: incident.id }, MESSAGE_UPDATE_RETRY, { group: incident.org_id }),
     minuteMs: config.escalationMinuteMs,
   });
   const users = usersService({
@@ -172,6 +183,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const contacts = contactsService({
     store, repo: contactsRepo(), audit, clock, outboundAllow: config.outboundAllow, channels: channelDeps,
     sendNow: (...args) => notifications.sendNow(...args),
+    settingsOf: (orgId, type) => settings.get(orgId, type),
   });
   const orgs = orgsService({ store, repo: orgsRepo(), users, apiKeys, audit, clock });
   const auth = authService({
@@ -205,8 +217,9 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const answerRows = answersRepo();
   // Answers through channels (an SMS reply, a key on a call, a chat button) move incidents through their service.
   const answers = answersService({ store, repo: answerRows, notifications: notificationRows, incidents, audit, clock });
+  const settings = settingsService({ store, repo: settingsRepo(), audit, clock, channels: channelDeps });
   const notifications = notificationsService({
-    store, repo: notificationRows, alerts, clock, paceClock: systemClock, cursors, log, channels: channelDeps, attemptLeaseMs: config.jobs.leaseSeconds * 1000, answers, answerRows, analytics,
+    store, repo: notificationRows, alerts, clock, paceClock: systemClock, cursors, log, channels: channelDeps, attemptLeaseMs: config.jobs.leaseSeconds * 1000, answers, answerRows, analytics, settings,
     onAttempt: metrics.delivery,
     pageLinks: (row) => escalations.pageLinks(row),
   });
@@ -255,6 +268,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), fair);
     await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), fair);
     await queue.work<EscalationJob>('escalations', (job) => escalations.handleJob(job.data));
+    await queue.work<MessageUpdate>('message-updates', (job) => notifications.refreshIncident(job.data.orgId, job.data.incidentId), fair);
     await queue.work<IncidentTimer>('incident-timers', (job) => incidents.handleTimer(job.data));
     relay.start();
   }
@@ -283,6 +297,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     suppression,
     notifications,
     answers,
+    settings,
     channelDeps,
     schedules,
     calendarFeeds,

@@ -279,6 +279,12 @@ export interface DB {
     action: string; outcome: string; user_id: string | null; via: string; created_at: number;
   };
   send_pace: { key: string; next_at: number };
+  /** An organization's own set-up of a channel (its Slack app, its Telegram bot): JSON, secrets in clear (migration 0029). */
+  channel_settings: { org_id: string; channel: string; config: string; created_at: number; updated_at: number };
+  /** A one-time code a member links a chat account with (its hash). */
+  contact_links: { code_hash: string; org_id: string; user_id: string; channel: string; expires_at: number };
+  /** Who a linked chat account is: a member of the organization. */
+  channel_identities: { org_id: string; channel: string; external_id: string; user_id: string; created_at: number };
   escalation_policies: {
     id: string;
     org_id: string;

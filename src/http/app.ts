@@ -25,6 +25,7 @@ import { integrationsRoutes } from '../modules/integrations/integrations-routes.
 import { liveRoutes } from '../modules/live/live-routes.ts';
 import { notificationsRoutes } from '../modules/notifications/notifications-routes.ts';
 import { inboundRoutes } from '../modules/notifications/inbound-routes.ts';
+import { settingsRoutes } from '../modules/notifications/settings-routes.ts';
 import { schedulesRoutes } from '../modules/schedules/schedules-routes.ts';
 import { calendarFeedRoutes, calendarFeedsRoutes } from '../modules/schedules/calendar-feeds-routes.ts';
 import { suppressionRoutes } from '../modules/suppression/suppression-routes.ts';
@@ -146,7 +147,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
   await heartbeatPingRoutes(app, c);
   calendarFeedRoutes(app, { feeds: c.calendarFeeds, limits: c.limits });
   await pageLinkRoutes(app, c.pageLinks);
-  await inboundRoutes(app, { answers: c.answers, channels: c.channelDeps, baseUrl: c.config.baseUrl, limits: c.limits, now: () => c.clock.now() });
+  await inboundRoutes(app, { answers: c.answers, settings: c.settings, members: c.contacts, channels: c.channelDeps, baseUrl: c.config.baseUrl, limits: c.limits, now: () => c.clock.now() });
 
   const auth = restAuth(c);
   await app.register(async (api) => {
@@ -156,7 +157,12 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
     api.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
     authRoutes(api, { auth: c.auth, baseUrl: c.config.baseUrl, sessionHours: c.config.sessions.absoluteHours });
     alertsRoutes(api, c.alerts);
-    notificationsRoutes(api, c.notifications);
+    notificationsRoutes(api, c.notifications, {
+      savedTargets: async (orgId, channel) => [...await c.escalations.channelTargets(orgId, channel), ...await c.workflows.channelTargets(orgId, channel)],
+      providers: c.config.providers,
+      baseUrl: c.config.baseUrl,
+    });
+    settingsRoutes(api, c.settings);
     integrationsRoutes(api, c);
     clientsRoutes(api, c.clients);
     suppressionRoutes(api, c.suppression);

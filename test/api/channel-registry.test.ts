@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { CHANNEL_TYPES } from '../../src/modules/notifications/channels/registry.ts';
 import { eventually } from '../support/eventually.ts';
@@ -67,6 +68,25 @@ for (const kind of STORE_KINDS) {
       const foreign = await asPerson(h, mia, 'POST', `/api/v1/users/me/contact-methods/${method.body.data.id}/test`);
       assert.equal(foreign.status, 404);
       assert.equal(web.hits.filter((x) => x.path === path).length, 1, 'nothing sent for the refused test');
+    });
+
+    it('"Send a test" to a channel target, as typed or as saved (a masked secret stands for the saved one); only escalation and workflow channels', async () => {
+      const path = `/team-hook-${kind}`;
+      const url = `${web.base}${path}`;
+      const typed = await h.ok('POST', '/api/v1/channels/webhook/test', { body: { target: { url, secret: 'a-typed-secret-0123456789' } } });
+      assert.equal(typed.data.status, 'sent');
+      assert.equal(typed.data.source, 'test');
+      await h.ok('POST', '/api/v1/escalation-policies', { body: { name: 'Team', steps: [{ delayMinutes: 1, targets: [{ type: 'channel', channel: 'webhook', target: { url, secret: 'the-saved-secret-0123456789' } }] }] } }, 201);
+      const saved = await h.ok('POST', '/api/v1/channels/webhook/test', { body: { target: { url, secret: '********' } } });
+      assert.equal(saved.data.status, 'sent');
+      const hit = web.hits.filter((x) => x.path === path).at(-1)!;
+      assert.equal(hit.headers['x-alertflow-signature'], `sha256=${createHmac('sha256', 'the-saved-secret-0123456789').update(hit.body).digest('hex')}`, 'signed with the saved secret');
+      const unknown = await h.req('POST', '/api/v1/channels/webhook/test', { body: { target: { url: `${web.base}/elsewhere`, secret: '********' } } });
+      assert.equal(unknown.status, 400, 'a mask without a saved target of that URL');
+      assert.equal((await h.req('POST', '/api/v1/channels/webhook/test', { body: { target: { url: 'http://10.0.0.1/x' } } })).status, 400, 'the outbound policy');
+      assert.equal((await h.req('POST', '/api/v1/channels/sms/test', { body: { target: { number: '+4915100000001' } } })).status, 404, 'a member\'s own channel: tested from their contact methods');
+      const providers = await h.ok('GET', '/api/v1/channel-providers');
+      assert.deepEqual(providers.data.twilio, { configured: false, accountSid: null, fromNumbers: [], smsWebhookUrl: 'http://alertflow.test/api/inbound/channels/sms/reply' });
     });
 
     it('a workflow notify action posts to any workflow channel, its secret masked, through the delivery log', async () => {

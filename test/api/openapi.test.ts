@@ -48,6 +48,7 @@ describe('served OpenAPI document', () => {
       'get /users/me/contact-methods', 'post /users/me/contact-methods', 'get /users/me/contact-methods/{id}', 'put /users/me/contact-methods/{id}',
       'patch /users/me/contact-methods/{id}', 'delete /users/me/contact-methods/{id}', 'get /users/me/notification-rules', 'put /users/me/notification-rules',
       'post /users/me/contact-methods/{id}/test', 'post /users/me/contact-methods/{id}/send-code', 'post /users/me/contact-methods/{id}/verify', 'get /channels',
+      'post /users/me/contact-methods/link', 'post /channels/{type}/test', 'get /channel-providers', 'get /channel-settings', 'put /channel-settings/{channel}', 'delete /channel-settings/{channel}',
       'get /users/{id}/contact-methods',
       'get /users/me/oncall', 'get /users/me/calendar-feed', 'post /users/me/calendar-feed', 'delete /users/me/calendar-feed',
       'get /schedules/{id}/calendar-feed', 'post /schedules/{id}/calendar-feed', 'delete /schedules/{id}/calendar-feed',

@@ -58,6 +58,10 @@ function validBody(op: Op): unknown {
   if (op.template === '/users/{id}/password-link') return undefined;
   if (op.template === '/users/me/contact-methods') return { type: 'email', target: { to: 'me@acme.test' } };
   if (op.template === '/users/me/contact-methods/{id}') return { label: 'renamed' };
+  if (op.template === '/users/me/contact-methods/{id}/verify') return { code: '123456' };
+  if (op.template === '/users/me/contact-methods/link') return { type: 'telegram' };
+  if (op.template === '/channels/{type}/test') return { target: { url: 'https://hooks.example.com/x' } };
+  if (op.template === '/channel-settings/{channel}') return { botToken: 'xoxb-a-token-that-is-long-enough' };
   if (op.template === '/users/me/notification-rules') return { rules: [] };
   return {};
 }

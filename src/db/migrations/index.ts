@@ -27,6 +27,7 @@ import m0026 from './0026_alert_writes_in_code.ts';
 import m0027 from './0027_incident_actions.ts';
 import m0028 from './0028_channel_answers.ts';
 import m0029 from './0029_calendar_feeds.ts';
+import m0030 from './0030_channel_settings.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -59,6 +60,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0027_incident_actions', m0027],
   ['0028_channel_answers', m0028],
   ['0029_calendar_feeds', m0029],
+  ['0030_channel_settings', m0030],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -4,9 +4,10 @@ import type { DB } from '../../db/schema.ts';
 /**
  * The queues of the service: follow-up work of alert changes, first attempts of notification deliveries,
  * their retries (a lane of its own, with its own workers, so retries never hold up first attempts), and the
- * steps of escalations and incidents' timers such as a snooze's end (delayed jobs: a restart resumes them).
+ * steps of escalations and incidents' timers such as a snooze's end (delayed jobs: a restart resumes them), and
+ * the updates of sent chat messages when their incident changes (the Acknowledge button gone once it is).
  */
-export const QUEUES = ['alert-events', 'deliveries', 'delivery-retries', 'escalations', 'incident-timers'] as const;
+export const QUEUES = ['alert-events', 'deliveries', 'delivery-retries', 'escalations', 'incident-timers', 'message-updates'] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 export interface RetryPolicy {

@@ -101,3 +101,9 @@ export function checkCode(methodId: string, s: VerifyState, code: string, now: n
   const stored = Buffer.from(s.verify_code_hash, 'hex');
   return given.length === stored.length && timingSafeEqual(given, stored) ? 'right' : 'wrong';
 }
+
+/** A link code lives 15 minutes. */
+export const LINK_TTL_MS = 15 * 60_000;
+const LINK_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+/** Eight characters a person can type from a screen (no 0/O, 1/I): 40 bits, used once, within 15 minutes. */
+export const linkCode = (): string => Array.from({ length: 8 }, () => LINK_ALPHABET[randomInt(0, LINK_ALPHABET.length)]).join('');

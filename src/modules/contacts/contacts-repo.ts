@@ -32,6 +32,23 @@ export function contactsRepo() {
     remove: (db: Kysely<DB>, orgId: string, userId: string, id: string) =>
       db.deleteFrom('contact_methods')
         .where('org_id', '=', orgId).where('user_id', '=', userId).where('id', '=', id).returningAll().executeTakeFirst(),
+    /** The member with this account address (stored lower-case). */
+    byEmail: (db: Kysely<DB>, orgId: string, email: string) =>
+      db.selectFrom('users').select('id').where('org_id', '=', orgId).where('email', '=', email.trim().toLowerCase()).executeTakeFirst(),
+
+    /** A one-time code to link a chat account, kept as its hash. */
+    addLink: (db: Kysely<DB>, row: DB['contact_links']) => db.insertInto('contact_links').values(row).execute(),
+    /** Uses a live code once (deleted as it is read): the member who asked for it, or nothing. */
+    takeLink: (db: Kysely<DB>, orgId: string, channel: string, codeHash: string, now: number) =>
+      db.deleteFrom('contact_links').where('code_hash', '=', codeHash).where('org_id', '=', orgId).where('channel', '=', channel)
+        .where('expires_at', '>', now).returning('user_id').executeTakeFirst(),
+    /** Who a linked chat account is, replaced when it is linked again. */
+    setIdentity: (db: Kysely<DB>, row: DB['channel_identities']) =>
+      db.insertInto('channel_identities').values(row)
+        .onConflict((oc) => oc.columns(['org_id', 'channel', 'external_id']).doUpdateSet({ user_id: row.user_id, created_at: row.created_at })).execute(),
+    identity: (db: Kysely<DB>, orgId: string, channel: string, externalId: string) =>
+      db.selectFrom('channel_identities').select('user_id').where('org_id', '=', orgId).where('channel', '=', channel).where('external_id', '=', externalId).executeTakeFirst(),
+
     rules: (db: Kysely<DB>, orgId: string, userId: string) =>
       db.selectFrom('notification_rules').selectAll().where('org_id', '=', orgId).where('user_id', '=', userId).orderBy('position').execute(),
     replaceRules: async (db: Kysely<DB>, orgId: string, userId: string, rows: NotificationRuleRow[]) => {

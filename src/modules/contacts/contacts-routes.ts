@@ -5,7 +5,7 @@ import type { Api } from '../../http/types.ts';
 import { signedIn } from '../users/users-routes.ts';
 import {
   ContactMethodList, ContactMethodOne, CreateContactMethodBody, MASKED_SECRET, MAX_METHODS, NotificationRulesBody, NotificationRulesResponse,
-  UpdateContactMethodBody, VerifyBody,
+  LinkBody, LinkResponse, UpdateContactMethodBody, VerifyBody,
 } from './contacts-schemas.ts';
 import type { ContactsService } from './contacts-service.ts';
 import { NotificationOne } from '../notifications/notifications-schemas.ts';
@@ -74,6 +74,18 @@ export function contactsRoutes(app: Api, contacts: ContactsService): void {
   }, async (req) => {
     const me = signedIn(req);
     return { data: await contacts.test(me.orgId, actorOf(req), me.userId, req.params.id) };
+  });
+
+  app.post('/users/me/contact-methods/link', {
+    config: { scope: own.scope },
+    schema: apiSchema({
+      ...own,
+      summary: 'Link a chat account as one of your contact methods',
+      description: `${YOURS} For a channel whose accounts are linked from the chat itself (Telegram): a one-time code, valid 15 minutes, and where to send it. When the organization's bot receives it from you, your contact method is made (confirmed) and the bot says so.`,
+    }, { body: LinkBody, response: { 200: LinkResponse } }),
+  }, async (req) => {
+    const me = signedIn(req);
+    return { data: await contacts.requestLink(me.orgId, actorOf(req), me.userId, req.body.type) };
   });
 
   app.post('/users/me/contact-methods/:id/send-code', {

@@ -8,6 +8,9 @@ export { MASKED_SECRET };
 
 /** The channels a member may page themselves by: those the registry allows as contact methods. */
 export const CONTACT_TYPES = channelsFor('contact');
+/** Those added by typing a target; the others a member links from the chat itself (`POST /users/me/contact-methods/link`). */
+export const TYPED_TYPES = CONTACT_TYPES.filter((t) => !('linking' in CHANNELS[t]));
+export const LINKED_TYPES = CONTACT_TYPES.filter((t) => 'linking' in CHANNELS[t]);
 export type ContactType = ChannelType;
 
 /** Contact methods one member may have. */
@@ -26,18 +29,18 @@ export type Target = ChannelTarget;
 const kind = (type: ContactType) => StringEnum([type] as const);
 const Label = Type.String({ minLength: 1, maxLength: 100, description: 'Your name for it; default: the address, host or topic.' });
 
-const TYPES_ABOUT = shapesAbout(CONTACT_TYPES.map((t) => [t, CHANNELS[t]]));
+const TYPES_ABOUT = shapesAbout(TYPED_TYPES.map((t) => [t, CHANNELS[t]]));
 
 export type CreateContactMethodBody = { type: ContactType; label?: string; target: Target };
 /** A new method: `oneOf` tagged by `type`, so a bad target field is reported once, at its own path. */
 export const CreateContactMethodBody = Type.Unsafe<CreateContactMethodBody>({
-  oneOf: CONTACT_TYPES.map((t) => obj({ type: kind(t), label: Type.Optional(Label), target: CHANNELS[t].target }, CHANNELS[t].about)),
+  oneOf: TYPED_TYPES.map((t) => obj({ type: kind(t), label: Type.Optional(Label), target: CHANNELS[t].target }, CHANNELS[t].about)),
   discriminator: { propertyName: 'type' },
   description: `One form per \`type\`, each with its own target: ${TYPES_ABOUT}.`,
 });
 
 /** Target shapes once each (several channels take the same one, e.g. a webhook URL). */
-const distinctTargets = [...new Map(CONTACT_TYPES.map((t) => [JSON.stringify(CHANNELS[t].target), CHANNELS[t].target])).values()];
+const distinctTargets = [...new Map(TYPED_TYPES.map((t) => [JSON.stringify(CHANNELS[t].target), CHANNELS[t].target])).values()];
 
 export const UpdateContactMethodBody = Type.Object(
   {
@@ -79,3 +82,13 @@ export const NotificationRulesResponse = obj({ data: obj({ rules: Rules }) });
 
 export const VerifyBody = obj({ code: Type.String({ minLength: 1, maxLength: 20, description: 'The code sent to the method.' }) });
 export type VerifyBody = Static<typeof VerifyBody>;
+
+export const LinkBody = obj({ type: StringEnum(LINKED_TYPES, { description: 'A channel whose accounts are linked from the chat itself.' }) });
+export type LinkBody = { type: ContactType };
+export const LinkResponse = obj({
+  data: obj({
+    code: Type.String({ description: 'One-time, valid 15 minutes.' }),
+    instructions: Type.String({ description: 'What to send, and where.' }),
+    expiresAt: Timestamp,
+  }),
+});

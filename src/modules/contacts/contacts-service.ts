@@ -7,12 +7,12 @@ import { iso, type Clock } from '../../lib/clock.ts';
 import { AppError, notFound, type ErrorDetail } from '../../lib/errors.ts';
 import { orderedId } from '../../lib/ids.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import type { ChannelDeps } from '../notifications/channels/channel.ts';
+import type { ChannelDeps, ChannelTarget } from '../notifications/channels/channel.ts';
 import type { Delivery, Notification } from '../notifications/notifications-schemas.ts';
 import type { NoticeText } from '../notifications/notifications-service.ts';
 import { channelOf } from '../notifications/channels/registry.ts';
 import { keepSecrets, maskTarget, schemaProblems, targetProblems } from '../notifications/channels/target-fns.ts';
-import { checkCode, codeHash, codeNotice, mayResend, newCode, planOf, ruleProblems, VERIFY, type ContactStep } from './contacts-fns.ts';
+import { checkCode, codeHash, codeNotice, LINK_TTL_MS, linkCode, mayResend, newCode, planOf, ruleProblems, VERIFY, type ContactStep } from './contacts-fns.ts';
 import { testNotice } from '../notifications/notifications-fns.ts';
 import type { ContactMethodRow, ContactsRepo } from './contacts-repo.ts';
 import {
@@ -28,6 +28,8 @@ const invalid = (errors: ErrorDetail[]): AppError => new AppError('VALIDATION_ER
  */
 export function contactsService(deps: {
   store: Store; repo: ContactsRepo; audit: AuditService; clock: Clock; outboundAllow: AllowList; channels: ChannelDeps;
+  /** An organization's set-up of a channel (its bot's name, for the link instructions); null when none. */
+  settingsOf: (orgId: string, type: ContactType) => Promise<ChannelTarget | null>;
   /** Sends a notice (a test page, a verification code) to a target now and says how it went (the notifications module). */
   sendNow: (orgId: string, delivery: Delivery, notice: NoticeText, who: { source: 'test' | 'verification'; recipientId: string; name: string }) => Promise<Notification>;
 }) {
@@ -183,6 +185,56 @@ export function contactsService(deps: {
         return toMethod(updated as ContactMethodRow);
       });
     },
+
+    /**
+     * A one-time code a member sends to a channel's bot to link their account there (Telegram): valid 15
+     * minutes; the bot's answer makes the contact method (`linkFromChannel`).
+     */
+    async requestLink(orgId: string, actor: Actor, userId: string, type: ContactType): Promise<{ code: string; instructions: string; expiresAt: string }> {
+      const channel = channelOf(type);
+      if (!channel.linking) throw invalid([{ path: '/type', message: 'is not linked from a chat: add it with its target instead' }]);
+      const settings = await deps.settingsOf(orgId, type);
+      if (channel.settings && !settings) throw invalid([{ path: '/type', message: `${channel.label} is not set up for this organization yet (Settings, Channels)` }]);
+      const code = linkCode();
+      const now = clock.now();
+      await inTransaction(store.db, async (trx) => {
+        await member(trx, orgId, userId);
+        await repo.addLink(trx, { code_hash: codeHash(`${orgId}:${type}`, code), org_id: orgId, user_id: userId, channel: type, expires_at: now + LINK_TTL_MS });
+        await audit.record(trx, { orgId, action: 'contact_method.link_requested', actor, target: { type: 'user', id: userId }, metadata: { type } });
+      });
+      return { code, instructions: channel.linking.instructions(code, settings), expiresAt: iso(now + LINK_TTL_MS) };
+    },
+
+    /**
+     * A chat account linked with a member's one-time code (the channel's bot received it): their contact
+     * method, confirmed, and who the chat account is. Null when the code is unknown, used or expired.
+     */
+    async linkFromChannel(orgId: string, type: ContactType, code: string, target: ChannelTarget, externalId: string): Promise<{ email: string } | null> {
+      const now = clock.now();
+      return inTransaction(store.db, async (trx) => {
+        const link = await repo.takeLink(trx, orgId, type, codeHash(`${orgId}:${type}`, code.trim().toUpperCase()), now);
+        if (!link) return null;
+        const account = await repo.member(trx, orgId, link.user_id, lock);
+        if (!account) return null;
+        const existing = (await repo.list(trx, orgId, link.user_id)).find((m) => m.type === type && JSON.stringify(targetOf(m)) === JSON.stringify(target));
+        if (!existing) {
+          if ((await repo.count(trx, orgId, link.user_id)) >= MAX_METHODS) return null;
+          await repo.insert(trx, {
+            id: orderedId('cm', now), org_id: orgId, user_id: link.user_id, type, label: channelOf(type).name(target).slice(0, 100), target: JSON.stringify(target),
+            created_at: now, updated_at: now, verified_at: now, verify_code_hash: null, verify_expires_at: null, verify_attempts: 0, verify_sends: 0, verify_window_at: null,
+          });
+        }
+        await repo.setIdentity(trx, { org_id: orgId, channel: type, external_id: externalId, user_id: link.user_id, created_at: now });
+        await audit.record(trx, { orgId, action: 'contact_method.linked', actor: { type: 'user', id: link.user_id }, target: { type: 'user', id: link.user_id }, metadata: { type } });
+        return { email: account.email };
+      });
+    },
+
+    /** The member with this account address, for a chat that knows its user's email (Slack); null when none. */
+    memberByEmail: async (orgId: string, email: string): Promise<string | null> => (await repo.byEmail(store.db, orgId, email))?.id ?? null,
+
+    /** The member a linked chat account is; null when none. */
+    memberOf: async (orgId: string, type: ContactType, externalId: string): Promise<string | null> => (await repo.identity(store.db, orgId, type, externalId))?.user_id ?? null,
 
     /** Deletes a method and the rules that name it. */
     async remove(orgId: string, actor: Actor, userId: string, id: string): Promise<void> {

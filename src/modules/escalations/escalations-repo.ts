@@ -22,6 +22,8 @@ export function escalationsRepo() {
     scheduleIds: async (db: Kysely<DB>, orgId: string, ids: string[]): Promise<Set<string>> =>
       new Set(ids.length === 0 ? [] : (await db.selectFrom('schedules').select('id').where('org_id', '=', orgId).where('id', 'in', ids).execute()).map((r) => r.id)),
     /** The organization's workflows with their actions (to find those that name a policy). */
+    /** Every policy's steps of the organization. */
+    allSteps: (db: Kysely<DB>, orgId: string) => policies(db, orgId).select('steps').execute(),
     workflowActions: (db: Kysely<DB>, orgId: string) => db.selectFrom('workflows').select(['id', 'name', 'actions']).where('org_id', '=', orgId).execute(),
 
     /**

@@ -199,6 +199,12 @@ export function escalationsService(deps: {
   return {
     ...working,
 
+    /** The organization's saved targets of a channel in its policies, secrets in clear: what a masked secret of a test may stand for. */
+    async channelTargets(orgId: string, channel: string): Promise<ChannelTarget[]> {
+      return (await repo.allSteps(store.db, orgId)).flatMap((r) => store.readJson<Step[]>(r.steps).flatMap((s) => s.targets))
+        .flatMap((t) => (t.type === 'channel' && t.channel === channel ? [t.target] : []));
+    },
+
     async list(orgId: string, q: { limit?: number | undefined; cursor?: string | undefined }): Promise<Page<EscalationPolicy>> {
       const limit = q.limit ?? 25;
       return paginate(cursors, `${orgId}:escalation-policies`, { limit, cursor: q.cursor },

@@ -65,6 +65,8 @@ export type IncidentAlerts = Pick<AlertWriter, 'transitionOfIncident' | 'attachI
 export function incidentsService(deps: {
   store: Store; repo: IncidentsRepo; alerts: IncidentAlerts; audit: AuditService; clock: Clock; cursors: CursorCodec; escalation?: IncidentEscalation; analytics?: IncidentAnalytics;
   timers: ScheduleTimer;
+  /** Told of every status change in its transaction, by any route (the notifications module updates the chat messages of its pages). */
+  statusChanged?: (db: Kysely<DB>, incident: IncidentRow) => Promise<void>;
   /** How long a snooze "minute" lasts: 60,000 ms except in tests (ESCALATION_MINUTE_MS, as for policies' delays). */
   minuteMs: number;
 }) {
@@ -114,6 +116,7 @@ export function incidentsService(deps: {
     });
     await record(db, incident, 'status_changed', actor, { from: incident.status, to, ...data }, at);
     if (to !== 'triggered') await deps.analytics?.incidentReached(db, incident.org_id, incident.id, to === 'acknowledged' ? 'ack' : 'resolve', at);
+    await deps.statusChanged?.(db, updated as IncidentRow);
     if (to === 'acknowledged') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, ['firing'], 'acknowledged', actor, at);
     if (to === 'resolved') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, OPEN_STATUSES, 'resolved', actor, at);
     if (to !== 'triggered') await deps.escalation?.incidentAnswered(db, updated as IncidentRow, to, actor, at);

@@ -5,8 +5,10 @@ import type { Api } from '../../http/types.ts';
 import type { AnswersService } from './answers-service.ts';
 import type { ChannelDeps } from './channels/channel.ts';
 import type { InboundContext, InboundHook, InboundReply, InboundRequest } from './channels/inbound.ts';
-import { CHANNEL_TYPES, CHANNELS } from './channels/registry.ts';
+import { CHANNEL_TYPES, CHANNELS, type ChannelType } from './channels/registry.ts';
 import { wellFormed } from '../../http/json-body.ts';
+import type { SettingsService } from './settings-service.ts';
+import type { ContactsService } from '../contacts/contacts-service.ts';
 
 /** What providers send is small: a text message's fields, a button press. */
 const INBOUND_BODY_LIMIT = 64 * 1024;
@@ -22,8 +24,16 @@ const CONTENT_TYPES: Record<InboundReply['type'], string> = {
  * verifies that signature before anything else. Refused requests count against the address like failed
  * credentials (429 once past the limit).
  */
-export async function inboundRoutes(app: Api, deps: { answers: AnswersService; channels: ChannelDeps; baseUrl: string; limits: Limits; now: () => number }): Promise<void> {
-  const contextFor = (type: string): InboundContext => ({
+export async function inboundRoutes(app: Api, deps: {
+  answers: AnswersService;
+  settings: Pick<SettingsService, 'get'>;
+  members: Pick<ContactsService, 'memberByEmail' | 'memberOf' | 'linkFromChannel'>;
+  channels: ChannelDeps;
+  baseUrl: string;
+  limits: Limits;
+  now: () => number;
+}): Promise<void> {
+  const contextFor = (type: ChannelType): InboundContext => ({
     deps: deps.channels,
     now: deps.now,
     // A hook finds only its own channel's pages.
@@ -37,9 +47,13 @@ export async function inboundRoutes(app: Api, deps: { answers: AnswersService; c
     },
     answer: (a) => deps.answers.answer(a),
     providerStatus: (page, status, failure) => deps.answers.providerStatus(page, status, failure),
+    settings: (orgId) => deps.settings.get(orgId, type),
+    memberByEmail: (orgId, email) => deps.members.memberByEmail(orgId, email),
+    member: (orgId, externalId) => deps.members.memberOf(orgId, type, externalId),
+    link: (orgId, code, target, externalId) => deps.members.linkFromChannel(orgId, type, code, target, externalId),
   });
 
-  async function run(type: string, hook: InboundHook, req: FastifyRequest, reply: FastifyReply, orgId: string | null) {
+  async function run(type: ChannelType, hook: InboundHook, req: FastifyRequest, reply: FastifyReply, orgId: string | null) {
     const limited = await deps.limits.authFailures.peek(req.ip);
     if (!limited.allowed) return reply.code(429).header('Retry-After', limited.resetSeconds).type(CONTENT_TYPES.text).send('Too many refused requests');
     const raw = typeof req.body === 'string' ? req.body : '';

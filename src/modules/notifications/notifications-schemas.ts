@@ -61,6 +61,18 @@ export interface Delivery {
   target: ChannelTarget;
 }
 
+const Field = Type.Object({
+  name: Type.String(),
+  label: Type.String(),
+  hint: Type.String(),
+  required: Type.Boolean(),
+  secret: Type.Boolean({ description: `Never returned (\`${MASKED_SECRET}\` instead); sending the mask back keeps the stored value.` }),
+  url: Type.Boolean({ description: 'An http(s) URL, checked by the outbound address policy.' }),
+  maxLength: Nullable(Type.Integer()),
+  pattern: Nullable(Type.String()),
+  format: Nullable(Type.String()),
+}, { additionalProperties: false });
+
 /** One entry of the channel catalogue: what the dashboard draws a channel's form from. */
 export const ChannelInfo = Type.Object(
   {
@@ -70,20 +82,48 @@ export const ChannelInfo = Type.Object(
     uses: Type.Array(StringEnum(CHANNEL_USES), { description: 'Where it may be used: `contact` (a member\'s contact method), `escalation` (a channel target of a step), `workflow` (a `notify` action).' }),
     available: Type.Boolean({ description: 'False when it cannot send now (e.g. its provider is not configured); `unavailable` says why.' }),
     unavailable: Nullable(Type.String()),
-    fields: Type.Array(Type.Object({
-      name: Type.String(),
-      label: Type.String(),
-      hint: Type.String(),
-      required: Type.Boolean(),
-      secret: Type.Boolean({ description: `Never returned (\`${MASKED_SECRET}\` instead); sending the mask back keeps the stored value.` }),
-      url: Type.Boolean({ description: 'An http(s) URL, checked by the outbound address policy.' }),
-      maxLength: Nullable(Type.Integer()),
-      pattern: Nullable(Type.String()),
-      format: Nullable(Type.String()),
-    }, { additionalProperties: false }), { description: 'The fields of its target, in order.' }),
+    fields: Type.Array(Field, { description: 'The fields of its target, in order.' }),
+    linked: Type.Boolean({ description: 'A member adds it by linking their own account (sending a one-time code to the bot), not by typing a target: `POST /users/me/contact-methods/link`.' }),
+    verified: Type.Boolean({ description: 'Its targets page only once their owner confirmed a code sent to them (`send-code`, `verify`).' }),
   },
   { additionalProperties: false },
 );
 export type ChannelInfo = Static<typeof ChannelInfo>;
+
+/** An organization's set-up of a channel that needs one (its Slack app, its Telegram bot). */
+export const ChannelSetup = Type.Object(
+  {
+    channel: StringEnum(CHANNEL_TYPES),
+    label: Type.String(),
+    about: Type.String({ description: 'How to set it up.' }),
+    configured: Type.Boolean(),
+    settings: Nullable(Type.Record(Type.String(), Type.String(), { description: `The saved settings, secrets as \`${MASKED_SECRET}\`.` })),
+    fields: Type.Array(Field, { description: 'The fields of the settings, in order.' }),
+    urls: Type.Record(Type.String(), Type.String(), { description: 'URLs of AlertFlow to give the provider (an interactivity URL), by name.' }),
+    updatedAt: Nullable(Timestamp),
+  },
+  { additionalProperties: false },
+);
+export type ChannelSetup = Static<typeof ChannelSetup>;
+export const ChannelSetupList = Type.Object({ data: Type.Array(ChannelSetup) }, { additionalProperties: false });
+export const ChannelSetupOne = Type.Object({ data: ChannelSetup }, { additionalProperties: false });
+export const ChannelSetupBody = Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 2048 }), { maxProperties: 20, description: 'The settings\' fields (see `fields` of `GET /channel-settings`); a secret sent as the mask keeps the stored one.' });
+export const ChannelParams = Type.Object({ channel: Type.String({ maxLength: 50 }) });
 export const ChannelCatalogue = Type.Object({ data: Type.Array(ChannelInfo) }, { additionalProperties: false });
 export const NotificationOne = Type.Object({ data: Notification }, { additionalProperties: false });
+
+/** A channel target to send a test page to: as typed, or as saved (a secret sent as the mask stands for the saved one of the same target). */
+export const TestTargetBody = Type.Object({ target: Type.Record(Type.String({ maxLength: 100 }), Type.String({ maxLength: 2048 }), { maxProperties: 10 }) }, { additionalProperties: false });
+export type TestTargetBody = Static<typeof TestTargetBody>;
+
+/** The operator's providers, as the dashboard's set-up page shows them (read-only: they come from the environment). */
+export const ProvidersView = Type.Object({
+  data: Type.Object({
+    twilio: Type.Object({
+      configured: Type.Boolean(),
+      accountSid: Nullable(Type.String({ description: 'Its last 4 characters only.' })),
+      fromNumbers: Type.Array(Type.String()),
+      smsWebhookUrl: Type.String({ description: 'What to set as the messaging webhook (HTTP POST) of each Twilio number, for SMS replies.' }),
+    }, { additionalProperties: false }),
+  }, { additionalProperties: false }),
+}, { additionalProperties: false });

@@ -12,14 +12,15 @@ import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
 import type { AnalyticsService } from '../analytics/analytics-service.ts';
 import type { AlertsService } from '../alerts/alerts-service.ts';
-import { alertUrl, incidentKey, errorLine, idempotencyKey, toNotification, type Outcome } from './notifications-fns.ts';
-import { isNotice, PermanentFailure, type Channel, type ChannelDeps, type ChannelTarget, type Message } from './channels/channel.ts';
+import { alertUrl, incidentKey, errorLine, idempotencyKey, testNotice, toNotification, type Outcome } from './notifications-fns.ts';
+import { isNotice, PermanentFailure, type Channel, type ChannelDeps, type ChannelTarget, type Message, type OrgSetup } from './channels/channel.ts';
 import type { AnswersService } from './answers-service.ts';
+import type { SettingsService } from './settings-service.ts';
 import type { AnswerRow, AnswersRepo } from './answers-repo.ts';
-import { CHANNEL_TYPES, CHANNELS, channelOf, isChannelType, type ChannelType } from './channels/registry.ts';
-import { catalogueFields } from './channels/target-fns.ts';
+import { CHANNEL_TYPES, CHANNELS, channelOf, channelsFor, isChannelType, type ChannelType } from './channels/registry.ts';
+import { catalogueFields, keepSecrets, targetProblems } from './channels/target-fns.ts';
 import { admit, breakers, record, type BreakerPolicy } from './breaker-fns.ts';
-import type { NotificationRow, NotificationsRepo } from './notifications-repo.ts';
+import { forIncident, type NotificationRow, type NotificationsRepo } from './notifications-repo.ts';
 import type { ChannelInfo, Delivery, Notification, NotificationListQuery } from './notifications-schemas.ts';
 
 /**
@@ -129,6 +130,8 @@ export interface NotificationsDeps {
    * service runs on (tests move theirs by hand).
    */
   paceClock: Clock;
+  /** Each organization's set-up of the channels that need one (settings-service.ts). */
+  settings?: Pick<SettingsService, 'get'>;
   /** Reply codes, and the answers that come back through channels (answers-service.ts). */
   answers?: Pick<AnswersService, 'replyCode'>;
   /** The answers' log, shown with each notification. */
@@ -255,6 +258,15 @@ export function notificationsService(deps: NotificationsDeps) {
     return current?.paced_at === null || current?.paced_at === undefined ? slot : Number(current.paced_at);
   }
 
+  /** The organization's set-up of a channel that needs one; a PermanentFailure, in words, when it has none. */
+  async function orgSetup(orgId: string, type: ChannelType): Promise<OrgSetup> {
+    const c = channelOf(type);
+    if (!c.settings) return { orgId, settings: null };
+    const settings = (await deps.settings?.get(orgId, type)) ?? null;
+    if (!settings) throw new PermanentFailure(`${c.label} is not set up for this organization (Settings, Channels)`);
+    return { orgId, settings };
+  }
+
   /** A page of a channel with reply codes gets its code for the address paged (one live code per address and incident). */
   async function withReplyCode(message: Message, channel: Channel, target: ChannelTarget, row: NotificationRow): Promise<Message> {
     if (!channel.replyCodes || isNotice(message) || message.incident === null || !deps.answers) return message;
@@ -307,8 +319,9 @@ export function notificationsService(deps: NotificationsDeps) {
       if (channel === null || delivery.channel !== claimed.channel) throw new PermanentFailure(`A ${delivery.channel} delivery cannot deliver a ${claimed.channel} notification`);
       const off = channel.unavailable?.(channelDeps);
       if (off) throw new PermanentFailure(off);
+      const org = await orgSetup(claimed.org_id, delivery.channel);
       message = await withReplyCode(await messageOf(claimed, opts), channel, delivery.target, claimed);
-      result = await channel.send(channelDeps, message, delivery.target);
+      result = await channel.send(channelDeps, message, delivery.target, org);
       // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
       // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
       if (host !== null) record(hosts, breakerPolicy, host, result.outcome !== 'retry' || result.responseStatus !== null, clock.now());
@@ -375,13 +388,55 @@ export function notificationsService(deps: NotificationsDeps) {
       }
     },
 
-    /** `GET /channels`: every channel of the registry with its target's fields, and whether it can send now. */
-    catalogue(): ChannelInfo[] {
-      return CHANNEL_TYPES.map((type) => {
-        const c = CHANNELS[type];
-        const off = (c as { unavailable?: (d: ChannelDeps) => string | null }).unavailable?.(channelDeps) ?? null;
-        return { type, label: c.label, about: c.about, uses: [...c.uses], available: off === null, unavailable: off, fields: catalogueFields(c) };
-      });
+    /**
+     * A test page to a channel target of an escalation step or a workflow (`POST /channels/{type}/test`): the
+     * target as typed, or as saved (a secret sent as the mask stands for the saved one of the same target,
+     * among `saved`); checked as saving would check it. 404 for a channel that takes no such targets.
+     */
+    async testTarget(orgId: string, type: string, target: ChannelTarget, saved: readonly ChannelTarget[], who: { name: string }): Promise<Notification> {
+      if (!isChannelType(type) || !channelsFor('escalation').concat(channelsFor('workflow')).includes(type)) throw notFound('Channel');
+      const channel = channelOf(type);
+      const problems = targetProblems(channel, target, channelDeps.outboundAllow);
+      if (problems.length > 0) throw new AppError('VALIDATION_ERROR', 'Target is invalid', problems);
+      const kept = keepSecrets(channel, target, saved);
+      if (!kept.ok) throw new AppError('VALIDATION_ERROR', 'Target is invalid', kept.errors);
+      return this.sendNow(orgId, { channel: type, target: kept.target }, testNotice(who.name, clock.now()), { source: 'test', recipientId: null });
+    },
+
+    /**
+     * `GET /channels`: every channel of the registry with its target's fields, and whether it can send now for
+     * this organization (its provider configured by the operator, its app or bot set up by the organization).
+     */
+    async catalogue(orgId: string): Promise<ChannelInfo[]> {
+      const out: ChannelInfo[] = [];
+      for (const type of CHANNEL_TYPES) {
+        const c = channelOf(type);
+        const off = c.unavailable?.(channelDeps) ?? (c.settings && !(await deps.settings?.get(orgId, type)) ? 'not set up for this organization yet (Settings, Channels)' : null);
+        out.push({ type, label: c.label, about: c.about, uses: [...CHANNELS[type].uses], available: off === null, unavailable: off, fields: catalogueFields(c), linked: c.linking !== undefined, verified: c.verification === 'code' });
+      }
+      return out;
+    },
+
+    /**
+     * Shows the sent pages of an incident as the incident is now, in the channels that can change a sent
+     * message (Slack's chat.update, Telegram's editMessageText): run whenever the incident changes status, by
+     * any route. A failure worth retrying is thrown (the job runs again); others are logged.
+     */
+    async refreshIncident(orgId: string, incidentId: string): Promise<void> {
+      const rows = (await forIncident(store.db, orgId, incidentId)).filter((r) => r.status === 'sent' && r.provider_ref !== null && isChannelType(r.channel) && channelOf(r.channel).refresh);
+      let retry: string | null = null;
+      for (const row of rows) {
+        const type = row.channel as ChannelType;
+        const channel = channelOf(type);
+        try {
+          const r = await (channel.refresh as NonNullable<Channel['refresh']>)(channelDeps, await messageOf(row, {}), row.provider_ref as string, await orgSetup(orgId, type));
+          if (r.outcome === 'retry') retry = r.error;
+          else if (r.outcome === 'failed') log.warn({ notificationId: row.id, orgId, channel: type, error: r.error }, 'message update refused');
+        } catch (err) {
+          log.warn({ notificationId: row.id, orgId, channel: type, error: errorSummary(err) }, 'message update failed');
+        }
+      }
+      if (retry !== null) throw new Error(`A message update will be retried: ${retry}`);
     },
 
     /**

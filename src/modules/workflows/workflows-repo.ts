@@ -84,6 +84,9 @@ export function workflowsRepo() {
       return true;
     },
 
+    /** Every workflow's definition of the organization (its notify targets, for a test of a saved one). */
+    all: (db: Kysely<DB>, orgId: string) => scoped(db, orgId).selectAll().execute(),
+
     runsPage: (db: Kysely<DB>, orgId: string, workflowId: string, limit: number, after: Keyset | null) =>
       keysetPage(runsOf(db, orgId, workflowId).selectAll(), limit, after).execute(),
     runsCount: (db: Kysely<DB>, orgId: string, workflowId: string) => countRows(runsOf(db, orgId, workflowId)),

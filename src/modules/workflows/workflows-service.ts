@@ -2,6 +2,7 @@ import type { Kysely, Updateable } from 'kysely';
 import { inTransaction, type Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { AllowList } from '../../infra/outbound.ts';
+import type { ChannelTarget } from '../notifications/channels/channel.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
@@ -120,6 +121,15 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
   }
 
   return {
+    /** The organization's saved targets of a channel in its workflows, secrets in clear: what a masked secret of a test may stand for. */
+    async channelTargets(orgId: string, channel: string): Promise<ChannelTarget[]> {
+      return (await repo.all(store.db, orgId)).flatMap((r) => readDefinition(store, r).actions.flatMap((a) => {
+        if (a.type === 'notify' && a.channel === channel) return [a.target];
+        if (a.type === 'webhook' && channel === 'webhook') return [{ url: a.url, secret: a.secret }];
+        return [];
+      }));
+    },
+
     async create(orgId: string, actor: Actor, input: CreateWorkflowBody, db: Kysely<DB> = store.db): Promise<Workflow> {
       const checked = checkDefinition(input.conditions ?? null, input.actions);
       const { actions, references } = checked.actions as { actions: WorkflowAction[]; references: Reference[] };

@@ -2102,7 +2102,7 @@ export interface paths {
                                 /** @description The member paged, when a member was (not a channel). */
                                 recipientId: string | null;
                                 /** @enum {string} */
-                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice";
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice" | "slack_app" | "telegram" | "mattermost" | "discord";
                                 /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
                                 target: string;
                                 /**
@@ -2328,7 +2328,7 @@ export interface paths {
                         "application/json": {
                             data: {
                                 /** @enum {string} */
-                                type: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice";
+                                type: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice" | "slack_app" | "telegram" | "mattermost" | "discord";
                                 label: string;
                                 about: string;
                                 /** @description Where it may be used: `contact` (a member's contact method), `escalation` (a channel target of a step), `workflow` (a `notify` action). */
@@ -2350,6 +2350,10 @@ export interface paths {
                                     pattern: string | null;
                                     format: string | null;
                                 }[];
+                                /** @description A member adds it by linking their own account (sending a one-time code to the bot), not by typing a target: `POST /users/me/contact-methods/link`. */
+                                linked: boolean;
+                                /** @description Its targets page only once their owner confirmed a code sent to them (`send-code`, `verify`). */
+                                verified: boolean;
                             }[];
                         };
                     };
@@ -2485,6 +2489,1105 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{type}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test page to a channel target
+         * @description A clearly marked test page ("[TEST] …", asking for no answer) now, to a target of an escalation step or a workflow `notify` action, as typed or as saved: a secret sent as `********` stands for the saved one of the same target. Checked as saving checks it. Returns the delivery as it went: `sent`, or `failed` with the provider's error in `lastError`; one attempt, logged as `source: test`.
+         *
+         *     Requires scope `escalations:write`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    type: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        target: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Also sent as `X-AlertFlow-Delivery` (webhooks) and in the Message-ID (emails), the same on every attempt. */
+                                id: string;
+                                /** @description Null for a notice about no alert: a schedule's handoff, a test page. */
+                                alertId: string | null;
+                                incidentId: string | null;
+                                /**
+                                 * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice, a test page or a contact method's verification code.
+                                 * @enum {string}
+                                 */
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test" | "verification";
+                                /** @description For `source: workflow`. */
+                                workflowId: string | null;
+                                /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
+                                actionIndex: number | null;
+                                /** @description For `source: escalation`: the policy step, from 1. */
+                                step: number | null;
+                                /** @description The member paged, when a member was (not a channel). */
+                                recipientId: string | null;
+                                /** @enum {string} */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
+                                target: string;
+                                /**
+                                 * @description `pending` until delivered (retries included), then `sent` or `failed`; `cancelled`: an escalation page not sent because its incident was acknowledged, resolved or reassigned before it left (`lastError` says which).
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "sent" | "failed" | "cancelled";
+                                attempts: number;
+                                lastError: string | null;
+                                /** @description The HTTP status of the webhook's last answer, or the SMTP reply code. */
+                                responseStatus: number | null;
+                                /** @description What the provider last reported of it (Twilio: `delivered`, `undelivered`, `completed`, `no-answer`, …); a failure also marks it `failed`. */
+                                providerStatus: string | null;
+                                /** @description The answers that came back through it, oldest first: an SMS reply, a key pressed on the call, a chat button. */
+                                answers: {
+                                    /** @enum {string} */
+                                    action: "acknowledge" | "resolve";
+                                    /**
+                                     * @description `done`: the incident moved; `already`: it was so already, nothing changed; `gone`: the incident no longer exists.
+                                     * @enum {string}
+                                     */
+                                    outcome: "done" | "already" | "gone";
+                                    /** @description How it came, in words: "SMS reply from +4915…", "key 4 on a call to +4915…", "Slack button pressed by …". */
+                                    via: string;
+                                    /** @description The member who answered, when one was matched. */
+                                    userId: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    at: string;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                sentAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channel-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The operator's channel providers
+         * @description What the operator configured in the environment for the channels that use it (Twilio for SMS and voice), read-only, with the URL to give each provider. The auth token is never shown; the account SID shows its last 4 characters.
+         *
+         *     Requires scope `integrations:read`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                twilio: {
+                                    configured: boolean;
+                                    /** @description Its last 4 characters only. */
+                                    accountSid: string | null;
+                                    fromNumbers: string[];
+                                    /** @description What to set as the messaging webhook (HTTP POST) of each Twilio number, for SMS replies. */
+                                    smsWebhookUrl: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channel-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the channels this organization sets up itself
+         * @description Every channel that needs an organization's own set-up (a Slack app, a Telegram bot): how to set it up, its fields, whether it is set up, and the URLs of AlertFlow to give the provider. Secrets (a bot token, a signing secret) are never returned: responses show `********`, and sending the mask back keeps the stored one.
+         *
+         *     Requires scope `integrations:read`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {string} */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                label: string;
+                                /** @description How to set it up. */
+                                about: string;
+                                configured: boolean;
+                                /** @description The saved settings, secrets as `********`. */
+                                settings: {
+                                    [key: string]: string;
+                                } | null;
+                                /** @description The fields of the settings, in order. */
+                                fields: {
+                                    name: string;
+                                    label: string;
+                                    hint: string;
+                                    required: boolean;
+                                    /** @description Never returned (`********` instead); sending the mask back keeps the stored value. */
+                                    secret: boolean;
+                                    /** @description An http(s) URL, checked by the outbound address policy. */
+                                    url: boolean;
+                                    maxLength: number | null;
+                                    pattern: string | null;
+                                    format: string | null;
+                                }[];
+                                /** @description URLs of AlertFlow to give the provider (an interactivity URL), by name. */
+                                urls: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channel-settings/{channel}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set up a channel for this organization
+         * @description The whole set-up of one channel. It is checked with the provider before it is stored (a bot token the provider refuses is 400, saying what the provider said). Secrets (a bot token, a signing secret) are never returned: responses show `********`, and sending the mask back keeps the stored one.
+         *
+         *     Requires scope `integrations:write`.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    channel: string;
+                };
+                cookie?: never;
+            };
+            /** @description The settings' fields (see `fields` of `GET /channel-settings`); a secret sent as the mask keeps the stored one. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {string} */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                label: string;
+                                /** @description How to set it up. */
+                                about: string;
+                                configured: boolean;
+                                /** @description The saved settings, secrets as `********`. */
+                                settings: {
+                                    [key: string]: string;
+                                } | null;
+                                /** @description The fields of the settings, in order. */
+                                fields: {
+                                    name: string;
+                                    label: string;
+                                    hint: string;
+                                    required: boolean;
+                                    /** @description Never returned (`********` instead); sending the mask back keeps the stored value. */
+                                    secret: boolean;
+                                    /** @description An http(s) URL, checked by the outbound address policy. */
+                                    url: boolean;
+                                    maxLength: number | null;
+                                    pattern: string | null;
+                                    format: string | null;
+                                }[];
+                                /** @description URLs of AlertFlow to give the provider (an interactivity URL), by name. */
+                                urls: {
+                                    [key: string]: string;
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Remove a channel's set-up
+         * @description The channel stops sending for this organization: its pages fail, saying it is not set up.
+         *
+         *     Requires scope `integrations:write`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    channel: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -14560,7 +15663,7 @@ export interface paths {
                                     /** @enum {string} */
                                     type: "notify";
                                     /** @enum {string} */
-                                    channel: "slack" | "teams" | "ntfy";
+                                    channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
                                     target: {
                                         [key: string]: string;
                                     };
@@ -14915,8 +16018,8 @@ export interface paths {
                             /** @enum {string} */
                             type: "notify";
                             /** @enum {string} */
-                            channel: "slack" | "teams" | "ntfy";
-                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                            channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                             target: {
                                 [key: string]: string;
                             };
@@ -15107,7 +16210,7 @@ export interface paths {
                                     /** @enum {string} */
                                     type: "notify";
                                     /** @enum {string} */
-                                    channel: "slack" | "teams" | "ntfy";
+                                    channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
                                     target: {
                                         [key: string]: string;
                                     };
@@ -15498,7 +16601,7 @@ export interface paths {
                                     /** @enum {string} */
                                     type: "notify";
                                     /** @enum {string} */
-                                    channel: "slack" | "teams" | "ntfy";
+                                    channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
                                     target: {
                                         [key: string]: string;
                                     };
@@ -15847,8 +16950,8 @@ export interface paths {
                             /** @enum {string} */
                             type: "notify";
                             /** @enum {string} */
-                            channel: "slack" | "teams" | "ntfy";
-                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                            channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                             target: {
                                 [key: string]: string;
                             };
@@ -16039,7 +17142,7 @@ export interface paths {
                                     /** @enum {string} */
                                     type: "notify";
                                     /** @enum {string} */
-                                    channel: "slack" | "teams" | "ntfy";
+                                    channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
                                     target: {
                                         [key: string]: string;
                                     };
@@ -16615,8 +17718,8 @@ export interface paths {
                             /** @enum {string} */
                             type: "notify";
                             /** @enum {string} */
-                            channel: "slack" | "teams" | "ntfy";
-                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                            channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                             target: {
                                 [key: string]: string;
                             };
@@ -16807,7 +17910,7 @@ export interface paths {
                                     /** @enum {string} */
                                     type: "notify";
                                     /** @enum {string} */
-                                    channel: "slack" | "teams" | "ntfy";
+                                    channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
                                     target: {
                                         [key: string]: string;
                                     };
@@ -17198,7 +18301,7 @@ export interface paths {
                                     /** @enum {string} */
                                     type: "notify";
                                     /** @enum {string} */
-                                    channel: "slack" | "teams" | "ntfy";
+                                    channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
                                     target: {
                                         [key: string]: string;
                                     };
@@ -17593,7 +18696,7 @@ export interface paths {
                                     /** @enum {string} */
                                     type: "notify";
                                     /** @enum {string} */
-                                    channel: "slack" | "teams" | "ntfy";
+                                    channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
                                     target: {
                                         [key: string]: string;
                                     };
@@ -17982,8 +19085,8 @@ export interface paths {
                             /** @enum {string} */
                             type: "notify";
                             /** @enum {string} */
-                            channel: "slack" | "teams" | "ntfy";
-                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                            channel: "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                            /** @description The channel's target: `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                             target: {
                                 [key: string]: string;
                             };
@@ -22549,6 +23652,90 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "slack_app";
+                                label: string;
+                                target: {
+                                    /** Channel or member ID */
+                                    channel: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "telegram";
+                                label: string;
+                                target: {
+                                    /** Chat ID */
+                                    chatId: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "mattermost";
+                                label: string;
+                                target: {
+                                    /** Incoming webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "discord";
+                                label: string;
+                                target: {
+                                    /** Webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
                             })[];
                         };
                     };
@@ -22695,7 +23882,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            /** @description One form per `type`, each with its own target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `sms` `{number}`, `voice` `{number}`. */
+            /** @description One form per `type`, each with its own target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `sms` `{number}`, `voice` `{number}`, `slack_app` `{channel}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. */
             requestBody: {
                 content: {
                     "application/json": {
@@ -22797,6 +23984,42 @@ export interface paths {
                              * @description The number to call; it pages only once you confirm the code read to you. In E.164 form: + and the country code, e.g. +4915112345678.
                              */
                             number: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "slack_app";
+                        /** @description Your name for it; default: the address, host or topic. */
+                        label?: string;
+                        target: {
+                            /**
+                             * Channel or member ID
+                             * @description A channel ID (C…, G…) the app was invited to, or a member ID (U…) for a direct message: in Slack, the channel's or profile's details.
+                             */
+                            channel: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "mattermost";
+                        /** @description Your name for it; default: the address, host or topic. */
+                        label?: string;
+                        target: {
+                            /**
+                             * Incoming webhook URL
+                             * @description A Mattermost incoming webhook (https://your-mattermost/hooks/…): Integrations, Incoming Webhooks. http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
+                            webhookUrl: string;
+                        };
+                    } | {
+                        /** @enum {string} */
+                        type: "discord";
+                        /** @description Your name for it; default: the address, host or topic. */
+                        label?: string;
+                        target: {
+                            /**
+                             * Webhook URL
+                             * @description A Discord channel webhook (https://discord.com/api/webhooks/…): Channel settings, Integrations, Webhooks. http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
+                            webhookUrl: string;
                         };
                     };
                 };
@@ -22949,6 +24172,90 @@ export interface paths {
                                 target: {
                                     /** Phone number */
                                     number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "slack_app";
+                                label: string;
+                                target: {
+                                    /** Channel or member ID */
+                                    channel: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "telegram";
+                                label: string;
+                                target: {
+                                    /** Chat ID */
+                                    chatId: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "mattermost";
+                                label: string;
+                                target: {
+                                    /** Incoming webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "discord";
+                                label: string;
+                                target: {
+                                    /** Webhook URL */
+                                    webhookUrl: string;
                                 };
                                 /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
                                 verified: boolean;
@@ -23338,6 +24645,90 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "slack_app";
+                                label: string;
+                                target: {
+                                    /** Channel or member ID */
+                                    channel: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "telegram";
+                                label: string;
+                                target: {
+                                    /** Chat ID */
+                                    chatId: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "mattermost";
+                                label: string;
+                                target: {
+                                    /** Incoming webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "discord";
+                                label: string;
+                                target: {
+                                    /** Webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
                             };
                         };
                     };
@@ -23490,7 +24881,7 @@ export interface paths {
                     "application/json": {
                         /** @description Your name for it; default: the address, host or topic. */
                         label?: string;
-                        /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `sms` `{number}`, `voice` `{number}`. */
+                        /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `sms` `{number}`, `voice` `{number}`, `slack_app` `{channel}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. */
                         target?: {
                             /**
                              * Email address
@@ -23549,6 +24940,24 @@ export interface paths {
                              * @description The number to call; it pages only once you confirm the code read to you. In E.164 form: + and the country code, e.g. +4915112345678.
                              */
                             number: string;
+                        } | {
+                            /**
+                             * Channel or member ID
+                             * @description A channel ID (C…, G…) the app was invited to, or a member ID (U…) for a direct message: in Slack, the channel's or profile's details.
+                             */
+                            channel: string;
+                        } | {
+                            /**
+                             * Incoming webhook URL
+                             * @description A Mattermost incoming webhook (https://your-mattermost/hooks/…): Integrations, Incoming Webhooks. http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
+                            webhookUrl: string;
+                        } | {
+                            /**
+                             * Webhook URL
+                             * @description A Discord channel webhook (https://discord.com/api/webhooks/…): Channel settings, Integrations, Webhooks. http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
+                            webhookUrl: string;
                         };
                     };
                 };
@@ -23701,6 +25110,90 @@ export interface paths {
                                 target: {
                                     /** Phone number */
                                     number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "slack_app";
+                                label: string;
+                                target: {
+                                    /** Channel or member ID */
+                                    channel: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "telegram";
+                                label: string;
+                                target: {
+                                    /** Chat ID */
+                                    chatId: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "mattermost";
+                                label: string;
+                                target: {
+                                    /** Incoming webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "discord";
+                                label: string;
+                                target: {
+                                    /** Webhook URL */
+                                    webhookUrl: string;
                                 };
                                 /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
                                 verified: boolean;
@@ -24057,7 +25550,7 @@ export interface paths {
                     "application/json": {
                         /** @description Your name for it; default: the address, host or topic. */
                         label?: string;
-                        /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `sms` `{number}`, `voice` `{number}`. */
+                        /** @description The whole new target, of the method's own type (the type cannot change: add a new method instead): `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `sms` `{number}`, `voice` `{number}`, `slack_app` `{channel}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. */
                         target?: {
                             /**
                              * Email address
@@ -24116,6 +25609,24 @@ export interface paths {
                              * @description The number to call; it pages only once you confirm the code read to you. In E.164 form: + and the country code, e.g. +4915112345678.
                              */
                             number: string;
+                        } | {
+                            /**
+                             * Channel or member ID
+                             * @description A channel ID (C…, G…) the app was invited to, or a member ID (U…) for a direct message: in Slack, the channel's or profile's details.
+                             */
+                            channel: string;
+                        } | {
+                            /**
+                             * Incoming webhook URL
+                             * @description A Mattermost incoming webhook (https://your-mattermost/hooks/…): Integrations, Incoming Webhooks. http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
+                            webhookUrl: string;
+                        } | {
+                            /**
+                             * Webhook URL
+                             * @description A Discord channel webhook (https://discord.com/api/webhooks/…): Channel settings, Integrations, Webhooks. http or https, without credentials; a private or loopback address is refused unless the operator allows it (OUTBOUND_ALLOW).
+                             */
+                            webhookUrl: string;
                         };
                     };
                 };
@@ -24268,6 +25779,90 @@ export interface paths {
                                 target: {
                                     /** Phone number */
                                     number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "slack_app";
+                                label: string;
+                                target: {
+                                    /** Channel or member ID */
+                                    channel: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "telegram";
+                                label: string;
+                                target: {
+                                    /** Chat ID */
+                                    chatId: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "mattermost";
+                                label: string;
+                                target: {
+                                    /** Incoming webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "discord";
+                                label: string;
+                                target: {
+                                    /** Webhook URL */
+                                    webhookUrl: string;
                                 };
                                 /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
                                 verified: boolean;
@@ -24504,7 +26099,7 @@ export interface paths {
                                 /** @description The member paged, when a member was (not a channel). */
                                 recipientId: string | null;
                                 /** @enum {string} */
-                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice";
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice" | "slack_app" | "telegram" | "mattermost" | "discord";
                                 /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
                                 target: string;
                                 /**
@@ -24708,6 +26303,231 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/contact-methods/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link a chat account as one of your contact methods
+         * @description Your own, with the session cookie only (an API key: 403). For a channel whose accounts are linked from the chat itself (Telegram): a one-time code, valid 15 minutes, and where to send it. When the organization's bot receives it from you, your contact method is made (confirmed) and the bot says so.
+         *
+         *     Requires scope `users:read`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description A channel whose accounts are linked from the chat itself.
+                         * @enum {string}
+                         */
+                        type: "telegram";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description One-time, valid 15 minutes. */
+                                code: string;
+                                /** @description What to send, and where. */
+                                instructions: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                expiresAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR or INVALID_JSON */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, unknown, expired or revoked key, or no valid session */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the key (or the role) lacks the required scope, or a session request lacks its X-CSRF-Token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description NOT_FOUND */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED; see Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description INTERNAL_ERROR */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: the store is unreachable for now; or OVERLOADED: the server holds too many request bodies at once (MAX_BODY_BYTES_IN_FLIGHT), this one was not read. Either way nothing was changed or stored; see Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Human-readable message. */
+                            error: string;
+                            /** @description Upper-case identifier: VALIDATION_ERROR, INVALID_JSON, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, RATE_LIMITED, INTERNAL_ERROR, SERVICE_UNAVAILABLE, OVERLOADED; from the HTTP layer, before any route: BAD_REQUEST (malformed HTTP), REQUEST_TIMEOUT (408), HEADERS_TOO_LARGE (431). */
+                            code: string;
+                            details: {
+                                path: string;
+                                message: string;
+                            }[] | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/contact-methods/{id}/send-code": {
         parameters: {
             query?: never;
@@ -24761,7 +26581,7 @@ export interface paths {
                                 /** @description The member paged, when a member was (not a channel). */
                                 recipientId: string | null;
                                 /** @enum {string} */
-                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice";
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "sms" | "voice" | "slack_app" | "telegram" | "mattermost" | "discord";
                                 /** @description Where it went, as its channel describes it without secrets: the email address, the webhook URL, the ntfy topic, the host of a chat webhook (its URL is a secret). */
                                 target: string;
                                 /**
@@ -25145,6 +26965,90 @@ export interface paths {
                                 target: {
                                     /** Phone number */
                                     number: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "slack_app";
+                                label: string;
+                                target: {
+                                    /** Channel or member ID */
+                                    channel: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "telegram";
+                                label: string;
+                                target: {
+                                    /** Chat ID */
+                                    chatId: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "mattermost";
+                                label: string;
+                                target: {
+                                    /** Incoming webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "discord";
+                                label: string;
+                                target: {
+                                    /** Webhook URL */
+                                    webhookUrl: string;
                                 };
                                 /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
                                 verified: boolean;
@@ -25902,6 +27806,90 @@ export interface paths {
                                  * @description ISO 8601 UTC with milliseconds
                                  */
                                 updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "slack_app";
+                                label: string;
+                                target: {
+                                    /** Channel or member ID */
+                                    channel: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "telegram";
+                                label: string;
+                                target: {
+                                    /** Chat ID */
+                                    chatId: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "mattermost";
+                                label: string;
+                                target: {
+                                    /** Incoming webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
+                            } | {
+                                id: string;
+                                /** @enum {string} */
+                                type: "discord";
+                                label: string;
+                                target: {
+                                    /** Webhook URL */
+                                    webhookUrl: string;
+                                };
+                                /** @description Whether it pages: a method whose channel confirms its targets first (a phone number) pages only once its owner entered the code sent to it; every other method is `true`. */
+                                verified: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                createdAt: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC with milliseconds
+                                 */
+                                updatedAt: string;
                             })[];
                         };
                     };
@@ -26314,8 +28302,8 @@ export interface paths {
                                         /** @enum {string} */
                                         type: "channel";
                                         /** @enum {string} */
-                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };
@@ -26505,8 +28493,8 @@ export interface paths {
                                 /** @enum {string} */
                                 type: "channel";
                                 /** @enum {string} */
-                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                 target: {
                                     [key: string]: string;
                                 };
@@ -26546,8 +28534,8 @@ export interface paths {
                                         /** @enum {string} */
                                         type: "channel";
                                         /** @enum {string} */
-                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };
@@ -26785,8 +28773,8 @@ export interface paths {
                                         /** @enum {string} */
                                         type: "channel";
                                         /** @enum {string} */
-                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };
@@ -26970,8 +28958,8 @@ export interface paths {
                                 /** @enum {string} */
                                 type: "channel";
                                 /** @enum {string} */
-                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                 target: {
                                     [key: string]: string;
                                 };
@@ -27008,8 +28996,8 @@ export interface paths {
                                         /** @enum {string} */
                                         type: "channel";
                                         /** @enum {string} */
-                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };
@@ -27438,8 +29426,8 @@ export interface paths {
                                 /** @enum {string} */
                                 type: "channel";
                                 /** @enum {string} */
-                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                                channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                 target: {
                                     [key: string]: string;
                                 };
@@ -27476,8 +29464,8 @@ export interface paths {
                                         /** @enum {string} */
                                         type: "channel";
                                         /** @enum {string} */
-                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy";
-                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
+                                        channel: "email" | "webhook" | "slack" | "teams" | "ntfy" | "slack_app" | "telegram" | "mattermost" | "discord";
+                                        /** @description The channel's target: `email` `{to}`, `webhook` `{url, secret?}`, `slack` `{webhookUrl}`, `teams` `{webhookUrl}`, `ntfy` `{serverUrl, topic, token?}`, `slack_app` `{channel}`, `telegram` `{chatId}`, `mattermost` `{webhookUrl}`, `discord` `{webhookUrl}`. Secrets are never returned: responses show `********`, which sent back keeps the stored secret of the same target. */
                                         target: {
                                             [key: string]: string;
                                         };

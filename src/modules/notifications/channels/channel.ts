@@ -88,6 +88,27 @@ export class PermanentFailure extends Error {}
 /** A channel's target as stored and sent: text fields by name (the channel's schema says which). */
 export type ChannelTarget = Record<string, string>;
 
+/** The organization a message is sent for, and its own set-up of the channel (null when the channel has none, or it is not set up). */
+export interface OrgSetup {
+  orgId: string;
+  settings: ChannelTarget | null;
+}
+
+/** A channel an organization sets up itself (its Slack app, its Telegram bot). */
+export interface ChannelSettings {
+  /** The settings' fields (made with the field helpers: the bot token is a secret). */
+  schema: TObject;
+  /** How to set it up, in one paragraph. */
+  about: string;
+  /**
+   * Checked with the provider when saved (the token works; the webhook is set): what it learned to keep with
+   * the settings (the bot's name), or why not, in words.
+   */
+  check?(deps: ChannelDeps, setup: { orgId: string; settings: ChannelTarget }): Promise<{ ok: true; learned?: ChannelTarget } | { ok: false; problem: string }>;
+  /** The URLs of ours to give the provider (an interactivity URL), by name. */
+  urls?(deps: ChannelDeps, orgId: string): Record<string, string>;
+}
+
 export interface Channel<T extends ChannelTarget = ChannelTarget> {
   /** Its name in the catalogue and the forms: "Slack (incoming webhook)". */
   label: string;
@@ -104,11 +125,23 @@ export interface Channel<T extends ChannelTarget = ChannelTarget> {
   host(target: T): string | null;
   /** The message as sent, pure (what the unit tests check against each service's limits). */
   render(message: Message, target: T): unknown;
-  send(deps: ChannelDeps, message: Message, target: T): Promise<SendResult>;
+  send(deps: ChannelDeps, message: Message, target: T, org: OrgSetup): Promise<SendResult>;
+  /**
+   * Shows a sent page as its incident is now (acknowledged, resolved: its buttons gone), where the provider
+   * lets a sent message change (`ref` is what `send` returned).
+   */
+  refresh?(deps: ChannelDeps, message: Message, ref: string, org: OrgSetup): Promise<SendResult>;
+  /** Set up by each organization (an app, a bot): it sends only once set up. */
+  settings?: ChannelSettings;
   /** The longest one attempt may take (default: the webhook timeout); an attempt silent for longer is presumed dead and retried. */
   attemptMs?(deps: ChannelDeps): number;
   /** Null when the channel can send; else why not, in words (e.g. its provider is not configured). */
   unavailable?(deps: ChannelDeps): string | null;
+  /**
+   * A member links their own account of it (a Telegram chat) by sending a one-time code to it, rather than
+   * typing a target: the channel's inbound hook makes the contact method (InboundContext.link).
+   */
+  linking?: { instructions(code: string, settings: ChannelTarget | null): string };
   /**
    * At most one send per `everyMs` per `key` (e.g. Twilio's one message a second per sending number): a send
    * waits for its slot, queued, never dropped.
@@ -174,6 +207,21 @@ export function clip(s: string, max: number): string {
   let end = Math.max(0, max - 1);
   if (end > 0 && /[\uD800-\uDBFF]/.test(s[end - 1] as string)) end--;
   return `${s.slice(0, end)}…`;
+}
+
+/**
+ * A message within a size limit: built with a text budget and a number of fields, both halved (the text
+ * dropped below 100 characters) until `fits` holds or nothing is left to drop. Escaped text can take several
+ * bytes per character, so a message is measured, not estimated.
+ */
+export function shrinkToFit<T>(build: (textMax: number, fields: number) => T, fits: (message: T) => boolean, start: { text: number; fields: number }): T {
+  let { text, fields } = start;
+  for (;;) {
+    const message = build(text, fields);
+    if (fits(message) || (text === 0 && fields === 0)) return message;
+    text = text >= 200 ? Math.floor(text / 2) : 0;
+    fields = Math.floor(fields / 2);
+  }
 }
 
 /** The host of a URL (as its breaker is keyed), or null. */

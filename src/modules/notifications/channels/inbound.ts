@@ -1,4 +1,4 @@
-import type { ChannelDeps } from './channel.ts';
+import type { ChannelDeps, ChannelTarget } from './channel.ts';
 
 /**
  * The inbound half of a channel: how a person answers a page through it (an SMS reply, a key pressed on a
@@ -77,6 +77,17 @@ export interface InboundContext {
   answer(a: { page: PageRef; action: AnswerAction; userId: string | null; eventKey: string; via: string }): Promise<AnswerOutcome>;
   /** Records what the provider says became of a sent page; a `failure` (undelivered, not answered) marks it failed, in words. */
   providerStatus(page: PageRef, status: string, failure: string | null): Promise<void>;
+  /** The organization's set-up of this channel (its app's secrets); null when it has none. */
+  settings(orgId: string): Promise<ChannelTarget | null>;
+  /** The member of the organization with this email address (case-insensitive); null when none. */
+  memberByEmail(orgId: string, email: string): Promise<string | null>;
+  /** The member a linked chat account is (`link` made it); null when none. */
+  member(orgId: string, externalId: string): Promise<string | null>;
+  /**
+   * Links a chat account with a one-time code a member asked for: makes their contact method (`target`) and
+   * remembers who `externalId` is. The member's account address, or null when the code is unknown, used or expired.
+   */
+  link(orgId: string, code: string, target: ChannelTarget, externalId: string): Promise<{ email: string } | null>;
 }
 
 export interface InboundHook {

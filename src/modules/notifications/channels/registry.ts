@@ -1,9 +1,13 @@
 import type { Channel, ChannelTarget, ChannelUse } from './channel.ts';
+import { discordChannel } from './discord.ts';
 import { emailChannel } from './email.ts';
+import { mattermostChannel } from './mattermost.ts';
 import { ntfyChannel } from './ntfy.ts';
 import { slackChannel } from './slack.ts';
+import { slackAppChannel } from './slack-app.ts';
 import { smsChannel } from './sms.ts';
 import { teamsChannel } from './teams.ts';
+import { telegramChannel } from './telegram.ts';
 import { voiceChannel } from './voice.ts';
 import { webhookChannel } from './webhook.ts';
 
@@ -16,6 +20,10 @@ export const CHANNELS = {
   ntfy: ntfyChannel,
   sms: smsChannel,
   voice: voiceChannel,
+  slack_app: slackAppChannel,
+  telegram: telegramChannel,
+  mattermost: mattermostChannel,
+  discord: discordChannel,
 } as const satisfies Record<string, Channel<never>>;
 
 export type ChannelType = keyof typeof CHANNELS;

@@ -24,20 +24,26 @@ function lines(items: string[]): string {
   return out;
 }
 
-export function slackPayload(message: Message): Record<string, unknown> {
+/** The link buttons of a page sent by a webhook: they open the acknowledge and resolve links. */
+const linkButtons = (message: Message): unknown[] => pageActions(message).map((a) => ({
+  type: 'button', text: { type: 'plain_text', text: a.label === 'Open' ? 'Open in AlertFlow' : a.label }, url: a.url.slice(0, SLACK_LIMITS.buttonUrl),
+  action_id: a.label.toLowerCase(), ...(a.label === 'Acknowledge' && { style: 'primary' }),
+}));
+
+/**
+ * The Block Kit message of a page or notice: `buttons` are the link buttons of an incoming webhook, or the
+ * Slack app's own (slack-app.ts); `state` says what became of the incident (the app's updated message).
+ */
+export function slackPayload(message: Message, buttons: unknown[] = linkButtons(message), state: string | null = null): Record<string, unknown> {
   const p = pageParts(message);
-  const headline = `[${p.severity.toUpperCase()}] ${p.title}`;
+  const headline = `${state ? `[${state.toUpperCase()}] ` : ''}[${p.severity.toUpperCase()}] ${p.title}`;
   const blocks: unknown[] = [
     { type: 'header', text: { type: 'plain_text', text: clip(headline, SLACK_LIMITS.headerText), emoji: false } },
-    section(`*Severity:* ${escapeMrkdwn(p.severity)}   *Status:* ${escapeMrkdwn(p.status)}`),
+    section(`*Severity:* ${escapeMrkdwn(p.severity)}   *Status:* ${escapeMrkdwn(state ?? p.status)}`),
   ];
   if (p.description) blocks.push(section(escapeMrkdwn(clip(p.description, SLACK_LIMITS.sectionText - 200))));
   if (p.labels.length) blocks.push(section(lines(['*Labels*', ...p.labels.map(([k, v]) => `\`${escapeMrkdwn(clip(k, 100))}\` = ${escapeMrkdwn(clip(v, 300))}`)])));
   blocks.push(section(lines(['*Links*', ...p.links.map(([k, v]) => `<${linkUrl(v)}|${escapeMrkdwn(clip(k, 100))}>`)])));
-  const buttons = pageActions(message).map((a) => ({
-    type: 'button', text: { type: 'plain_text', text: a.label === 'Open' ? 'Open in AlertFlow' : a.label }, url: a.url.slice(0, SLACK_LIMITS.buttonUrl),
-    action_id: a.label.toLowerCase(), ...(a.label === 'Acknowledge' && { style: 'primary' }),
-  }));
   if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
   return { text: clip(headline, SLACK_LIMITS.fallbackText), blocks: blocks.slice(0, SLACK_LIMITS.blocks) };
 }

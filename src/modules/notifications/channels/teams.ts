@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { clip, hostOf, hostOnly, pageActions, pageParts, postJson, targetSchema, urlField, type Channel, type Message } from './channel.ts';
+import { clip, hostOf, hostOnly, pageActions, pageParts, postJson, shrinkToFit, targetSchema, urlField, type Channel, type Message } from './channel.ts';
 
 const Target = targetSchema({ webhookUrl: urlField({ label: 'Workflows webhook URL', description: 'A Microsoft Teams Workflows webhook URL ("Post to a channel when a webhook request is received").' }) });
 type Target = Static<typeof Target>;
@@ -45,17 +45,8 @@ function card(message: Message, textMax: number, facts: number): Record<string, 
  * The Adaptive Card message. Escaped text can take several bytes per character (a control character is six
  * in JSON), so the card is measured and its description and labels shrunk until it fits the budget.
  */
-export function teamsPayload(message: Message): Record<string, unknown> {
-  let textMax = 3000;
-  let facts: number = TEAMS_LIMITS.facts;
-  for (;;) {
-    const body = card(message, textMax, facts);
-    if (Buffer.byteLength(JSON.stringify(body)) <= TEAMS_LIMITS.bytes || (textMax === 0 && facts === 0)) return body;
-    textMax = Math.floor(textMax / 2);
-    if (textMax < 50) textMax = 0;
-    facts = Math.floor(facts / 2);
-  }
-}
+export const teamsPayload = (message: Message): Record<string, unknown> =>
+  shrinkToFit((text, facts) => card(message, text, facts), (body) => Buffer.byteLength(JSON.stringify(body)) <= TEAMS_LIMITS.bytes, { text: 3000, fields: TEAMS_LIMITS.facts });
 
 /** Teams Workflows webhooks: 5xx and network errors are retried, other answers are final. */
 export const teamsChannel: Channel<Target> = {
