@@ -9,7 +9,7 @@ export const CATALOGUE: ChannelInfo[] = [
   { type: 'webhook', label: 'Webhook', about: 'A JSON POST.', uses: ['contact', 'escalation'], available: true, unavailable: null, linked: false, verified: false, fields: [field('url', 'URL', { url: true }), field('secret', 'Signing secret', { required: false, secret: true })] },
   { type: 'slack', label: 'Slack (incoming webhook)', about: 'A message.', uses: ['contact', 'escalation', 'workflow'], available: true, unavailable: null, linked: false, verified: false, fields: [field('webhookUrl', 'Incoming webhook URL', { url: true })] },
   {
-    type: 'ntfy', label: 'ntfy push', about: 'A push.', uses: ['contact', 'escalation', 'workflow'], available: true, unavailable: null,
+    type: 'ntfy', label: 'ntfy push', about: 'A push.', uses: ['contact', 'escalation', 'workflow'], available: true, unavailable: null, linked: false, verified: false,
     fields: [field('serverUrl', 'Server URL', { url: true }), field('topic', 'Topic'), field('token', 'Access token', { required: false, secret: true })],
   },
 ];
