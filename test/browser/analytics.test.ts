@@ -89,7 +89,7 @@ eachStore('analytics in the dashboard', { together: true }, (kind) => {
     const month = new Date().toISOString().slice(0, 7);
     await app.page.getByLabel('Month').fill(month);
     await app.page.getByRole('heading', { name: 'Availability' }).waitFor();
-    await app.page.getByRole('cell', { name: 'checkout' }).waitFor();
+    await app.page.getByRole('cell', { name: 'checkout', exact: true }).waitFor();
     await assertAccessible(app.page, 'client report');
     await shot('report');
     await assertAccessibleNarrowAndDark(app.page, 'client report', `${kind}-analytics-report`);
