@@ -74,6 +74,8 @@ export interface DB {
     ip: string | null;
     metadata: string;
     created_at: number;
+    /** How many uses an `api_key.used` event counts (its minute's); 1 for every other event. */
+    uses: Generated<number>;
   };
   integrations: {
     id: string;

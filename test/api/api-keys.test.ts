@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { createContainer } from '../../src/container.ts';
+import { buildApp } from '../../src/http/app.ts';
 import { startHarness, type Harness, type Org } from '../support/harness.ts';
 import { STORE_KINDS } from '../support/stores.ts';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+const minuteOf = (ms: number): string => iso(Math.floor(ms / 60_000) * 60_000);
 
 for (const kind of STORE_KINDS) {
   describe(`API keys (${kind})`, () => {
@@ -275,23 +279,62 @@ for (const kind of STORE_KINDS) {
         const org = await h.newOrg();
         const other = await h.newOrg();
         const k = await createOk(org, { name: 'audited', scopes: ['alerts:read'] });
+        const minutes: string[] = [];
         await h.req('GET', '/api/v1/alerts?status=firing', { key: k.key, ip: '203.0.113.7' });
+        minutes.push(minuteOf(h.clock.now()));
         h.clock.advance(1000);
         await h.req('GET', '/api/v1/integrations', { key: k.key, ip: '198.51.100.2' });
+        minutes.push(minuteOf(h.clock.now()));
         h.clock.advance(1000);
         await h.req('GET', '/api/v1/alerts/alt_missing', { key: k.key, ip: '203.0.113.7' });
+        minutes.push(minuteOf(h.clock.now()));
         await h.c.audit.flush();
         const r = await h.req('GET', '/api/v1/audit-log?action=api_key.used&limit=100', { key: org.key });
         assert.equal(r.status, 200);
         assert.ok(r.body.data.every((e: { action: string }) => e.action === 'api_key.used'));
         const mine = r.body.data.filter((e: { metadata: { keyId?: string } }) => e.metadata.keyId === k.id);
         assert.deepEqual(mine.map((e: any) => ({ ...e.metadata, ip: e.ip, actor: e.actor })), [
-          { keyId: k.id, method: 'GET', path: '/api/v1/alerts/alt_missing', status: 404, ip: '203.0.113.7', actor: { type: 'api_key', id: k.id } },
-          { keyId: k.id, method: 'GET', path: '/api/v1/integrations', status: 403, ip: '198.51.100.2', actor: { type: 'api_key', id: k.id } },
-          { keyId: k.id, method: 'GET', path: '/api/v1/alerts', status: 200, ip: '203.0.113.7', actor: { type: 'api_key', id: k.id } },
+          { keyId: k.id, method: 'GET', path: '/api/v1/alerts/alt_missing', status: 404, minute: minutes[2], uses: 1, ip: '203.0.113.7', actor: { type: 'api_key', id: k.id } },
+          { keyId: k.id, method: 'GET', path: '/api/v1/integrations', status: 403, minute: minutes[1], uses: 1, ip: '198.51.100.2', actor: { type: 'api_key', id: k.id } },
+          { keyId: k.id, method: 'GET', path: '/api/v1/alerts', status: 200, minute: minutes[0], uses: 1, ip: '203.0.113.7', actor: { type: 'api_key', id: k.id } },
         ]);
         const theirs = await h.req('GET', '/api/v1/audit-log?action=api_key.used&limit=100', { key: other.key });
         assert.ok(!theirs.raw.includes(k.id), 'another organization does not see these events');
+      });
+
+      it('uses are counted per minute: one api_key.used event per key, minute, method, path, status and address, added to across flushes and instances', async () => {
+        const org = await h.newOrg();
+        const k = await createOk(org, { name: 'counted', scopes: ['alerts:read'] });
+        h.clock.advance(60_000 - (h.clock.now() % 60_000));
+        const firstMinute = minuteOf(h.clock.now());
+        for (let i = 0; i < 3; i++) assert.equal((await h.req('GET', `/api/v1/alerts?limit=${i + 1}`, { key: k.key, ip: '203.0.113.7' })).status, 200);
+        await h.c.audit.flush();
+        h.clock.advance(20_000);
+        // Another instance sharing the store counts the same minute into the same event.
+        const other = await createContainer(h.config, { log: pino({ level: 'silent' }), clock: h.clock });
+        const otherApp = await buildApp(other, pino({ level: 'silent' }));
+        try {
+          for (let i = 0; i < 2; i++) {
+            const r = await otherApp.inject({ method: 'GET', url: '/api/v1/alerts', headers: { authorization: `Bearer ${k.key}` }, remoteAddress: '203.0.113.7' });
+            assert.equal(r.statusCode, 200, r.body);
+          }
+        } finally {
+          await otherApp.close();
+          await other.close(); // flushes its counts on the way out, as on shutdown
+        }
+        assert.equal((await h.req('GET', '/api/v1/alerts', { key: k.key, ip: '203.0.113.8' })).status, 200);
+        h.clock.advance(40_000);
+        assert.equal((await h.req('GET', '/api/v1/alerts', { key: k.key, ip: '203.0.113.7' })).status, 200);
+        await h.c.audit.flush();
+        const r = await h.req('GET', `/api/v1/audit-log?action=api_key.used&actorId=${k.id}&limit=100`, { key: org.key });
+        assert.equal(r.status, 200, r.raw);
+        assert.deepEqual(r.body.data.map((e: any) => ({ minute: e.metadata.minute, ip: e.ip, uses: e.metadata.uses })), [
+          { minute: minuteOf(h.clock.now()), ip: '203.0.113.7', uses: 1 },
+          { minute: firstMinute, ip: '203.0.113.8', uses: 1 },
+          { minute: firstMinute, ip: '203.0.113.7', uses: 5 },
+        ]);
+        const rows = await h.c.store.db.selectFrom('audit_events').select('id').where('actor_id', '=', k.id).where('action', '=', 'api_key.used').execute();
+        assert.equal(rows.length, 3, 'one row per counter, not one per request');
       });
 
       it('api_key.created and api_key.revoked are recorded with actor and target', async () => {

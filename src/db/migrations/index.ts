@@ -28,6 +28,7 @@ import m0027 from './0027_incident_actions.ts';
 import m0028 from './0028_channel_answers.ts';
 import m0029 from './0029_calendar_feeds.ts';
 import m0030 from './0030_channel_settings.ts';
+import m0031 from './0031_key_use_per_minute.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -61,6 +62,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0028_channel_answers', m0028],
   ['0029_calendar_feeds', m0029],
   ['0030_channel_settings', m0030],
+  ['0031_key_use_per_minute', m0031],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

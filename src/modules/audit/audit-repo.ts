@@ -1,9 +1,10 @@
-import type { Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
 
-export type AuditRow = DB['audit_events'];
+export type AuditRow = Selectable<DB['audit_events']>;
+export type NewAuditRow = Insertable<DB['audit_events']>;
 
 export interface AuditFilter {
   action?: string | undefined;
@@ -18,6 +19,13 @@ export interface AuditFilter {
  */
 const CHUNKS = [100, 10, 1];
 
+function* chunks<T>(rows: T[]): Generator<T[]> {
+  let i = 0;
+  for (const size of CHUNKS) {
+    for (; rows.length - i >= size; i += size) yield rows.slice(i, i + size);
+  }
+}
+
 export function auditRepo() {
   const scoped = (db: Kysely<DB>, orgId: string, f: AuditFilter) => {
     let q = db.selectFrom('audit_events').where('org_id', '=', orgId);
@@ -29,12 +37,19 @@ export function auditRepo() {
     return q;
   };
   return {
-    async insertMany(db: Kysely<DB>, rows: AuditRow[]): Promise<void> {
-      let i = 0;
-      for (const size of CHUNKS) {
-        for (; rows.length - i >= size; i += size) {
-          await db.insertInto('audit_events').values(rows.slice(i, i + size)).execute();
-        }
+    async insertMany(db: Kysely<DB>, rows: NewAuditRow[]): Promise<void> {
+      for (const chunk of chunks(rows)) await db.insertInto('audit_events').values(chunk).execute();
+    },
+    /**
+     * Adds counted uses: a row another flush (of this or another instance) already wrote for the same id gets
+     * these `uses` added. Rows go in id order so that two instances' flushes lock the rows they share in the
+     * same order (PostgreSQL) and cannot deadlock.
+     */
+    async addUses(db: Kysely<DB>, rows: NewAuditRow[]): Promise<void> {
+      const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      for (const chunk of chunks(sorted)) {
+        await db.insertInto('audit_events').values(chunk)
+          .onConflict((oc) => oc.column('id').doUpdateSet({ uses: sql<number>`audit_events.uses + excluded.uses` })).execute();
       }
     },
     /**

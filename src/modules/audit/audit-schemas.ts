@@ -9,7 +9,7 @@ export const AuditEvent = Type.Object(
     actor: Actor,
     target: Nullable(Type.Object({ type: Type.String(), id: Type.String() }, { additionalProperties: false })),
     ip: Nullable(Type.String()),
-    metadata: Type.Record(Type.String(), Type.Unknown()),
+    metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'What the action concerns. `api_key.used` counts a minute\'s requests of one key, method, path, status and address: `keyId`, `method`, `path`, `status`, `minute` (its start) and `uses`.' }),
     createdAt: Timestamp,
   },
   { additionalProperties: false },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
@@ -9,7 +10,7 @@ import { newId } from '../../lib/ids.ts';
 import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
-import type { AuditFilter, AuditRepo, AuditRow } from './audit-repo.ts';
+import type { AuditFilter, AuditRepo, AuditRow, NewAuditRow } from './audit-repo.ts';
 import type { AuditEvent, AuditQuery } from './audit-schemas.ts';
 
 export interface AuditInput {
@@ -32,13 +33,21 @@ export interface KeyUse {
 
 const FLUSH_EVERY_MS = 1000;
 const FLUSH_AT = 500;
-/** If the store is unreachable for long, keep at most this many events rather than grow without bound. */
+/** If the store is unreachable for long, keep at most this many counters rather than grow without bound. */
 const MAX_BUFFERED = 50_000;
+const MINUTE = 60_000;
+
+/**
+ * The one `api_key.used` event that counts a use: the same for every use of the key in that minute with that
+ * method, path, status and address, on every instance, so that their flushes add to one row.
+ */
+const keyUseId = (use: KeyUse, minute: number): string =>
+  `aud_${createHash('sha256').update(JSON.stringify([use.orgId, use.keyId, minute, use.method, use.path, use.status, use.ip])).digest('base64url').slice(0, 24)}`;
 
 export function auditService(deps: { store: Store; repo: AuditRepo; clock: Clock; cursors: CursorCodec; log: Logger }) {
   const { store, repo, clock, cursors, log } = deps;
 
-  const toRow = (e: AuditInput, at: number): AuditRow => ({
+  const toRow = (e: AuditInput, at: number): NewAuditRow => ({
     id: newId('aud'),
     org_id: e.orgId,
     action: e.action,
@@ -57,32 +66,44 @@ export function auditService(deps: { store: Store; repo: AuditRepo; clock: Clock
     actor: { type: r.actor_type as Actor['type'], id: r.actor_id },
     target: r.target_type && r.target_id ? { type: r.target_type, id: r.target_id } : null,
     ip: r.ip,
-    metadata: store.readJson<Record<string, unknown>>(r.metadata),
+    metadata: r.action === 'api_key.used'
+      ? { ...store.readJson<Record<string, unknown>>(r.metadata), uses: Number(r.uses) }
+      : store.readJson<Record<string, unknown>>(r.metadata),
     createdAt: iso(r.created_at),
   });
 
-  // `api_key.used` events are buffered so that recording use adds no write to each request's latency;
-  // they are flushed in batches (with the keys' lastUsedAt) and on shutdown.
-  let buffer: AuditRow[] = [];
+  // Key use is counted in memory per minute (one counter per key, minute, method, path, status and address)
+  // and flushed about once a second and on shutdown, with the keys' lastUsedAt: recording use adds no write
+  // to a request, and the audit log holds a row per counter instead of one per request. A failed flush puts
+  // its counts back, to be added by the next one.
+  let buffer = new Map<string, NewAuditRow & { uses: number }>();
   let lastUsed = new Map<string, number>();
   let flushing: Promise<void> | null = null;
   const timer = setInterval(() => void flush(), FLUSH_EVERY_MS);
   timer.unref();
 
+  const putBack = (rows: Map<string, NewAuditRow & { uses: number }>): void => {
+    for (const [id, row] of rows) {
+      const newer = buffer.get(id);
+      if (newer) newer.uses += row.uses;
+      else if (buffer.size < MAX_BUFFERED) buffer.set(id, row);
+    }
+  };
+
   async function flushOnce(): Promise<void> {
-    if (buffer.length === 0) return;
+    if (buffer.size === 0) return;
     const rows = buffer;
     const used = lastUsed;
-    buffer = [];
+    buffer = new Map();
     lastUsed = new Map();
     try {
       await store.db.transaction().execute(async (trx) => {
-        await repo.insertMany(trx, rows);
+        await repo.addUses(trx, [...rows.values()]);
         await repo.touchKeys(trx, used, store.dialect === 'postgres');
       });
     } catch (err) {
       log.error({ error: errorSummary(err) }, 'audit flush failed; will retry');
-      buffer = rows.concat(buffer).slice(-MAX_BUFFERED);
+      putBack(rows);
       for (const [k, v] of used) if ((lastUsed.get(k) ?? 0) < v) lastUsed.set(k, v);
     }
   }
@@ -100,16 +121,26 @@ export function auditService(deps: { store: Store; repo: AuditRepo; clock: Clock
 
     recordKeyUse(use: KeyUse): void {
       const now = clock.now();
-      buffer.push(toRow({
-        orgId: use.orgId,
-        action: 'api_key.used',
-        actor: { type: 'api_key', id: use.keyId },
-        target: { type: 'api_key', id: use.keyId },
-        ip: use.ip,
-        metadata: { keyId: use.keyId, method: use.method, path: use.path, status: use.status },
-      }, now));
+      const minute = Math.floor(now / MINUTE) * MINUTE;
+      const id = keyUseId(use, minute);
+      const counted = buffer.get(id);
+      if (counted) counted.uses += 1;
+      else if (buffer.size < MAX_BUFFERED) {
+        buffer.set(id, {
+          ...toRow({
+            orgId: use.orgId,
+            action: 'api_key.used',
+            actor: { type: 'api_key', id: use.keyId },
+            target: { type: 'api_key', id: use.keyId },
+            ip: use.ip,
+            metadata: { keyId: use.keyId, method: use.method, path: use.path, status: use.status, minute: iso(minute) },
+          }, now),
+          id,
+          uses: 1,
+        });
+      }
       lastUsed.set(use.keyId, now);
-      if (buffer.length >= FLUSH_AT) void flush();
+      if (buffer.size >= FLUSH_AT) void flush();
     },
 
     flush,

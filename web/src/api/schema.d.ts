@@ -15319,6 +15319,7 @@ export interface paths {
                                     id: string;
                                 } | null;
                                 ip: string | null;
+                                /** @description What the action concerns. `api_key.used` counts a minute's requests of one key, method, path, status and address: `keyId`, `method`, `path`, `status`, `minute` (its start) and `uses`. */
                                 metadata: {
                                     [key: string]: unknown;
                                 };
