@@ -28,9 +28,14 @@ export interface Config {
     readonly ingestPerMinute: number;
     readonly apiKeysPerDay: number;
     readonly authFailuresPerMinute: number;
-    /** Failed dashboard sign-ins per client address, and per account (email), per 15 minutes. */
+    /**
+     * Failed dashboard sign-ins per 15 minutes: from a device not known to the account, per client address, per
+     * (account, address) and per account (email); from a device the person signed in from before, per device.
+     */
     readonly signInFailuresPerAddress: number;
+    readonly signInFailuresPerAccountAddress: number;
     readonly signInFailuresPerAccount: number;
+    readonly signInFailuresPerDevice: number;
     readonly authFailuresPerCredentialPerMinute: number;
   };
   /** Dashboard sessions: idle expiry (sliding) and absolute expiry from sign-in. */
@@ -249,7 +254,9 @@ export function loadConfig(env: Env = process.env): Config {
       apiKeysPerDay: int(env, 'RATE_LIMIT_API_KEYS_PER_DAY', 10, 1, 10_000_000),
       authFailuresPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_MINUTE', 100, 1, 10_000_000),
       signInFailuresPerAddress: int(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_ADDRESS', 20, 1, 10_000_000),
+      signInFailuresPerAccountAddress: int(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT_ADDRESS', 5, 1, 10_000_000),
       signInFailuresPerAccount: int(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_ACCOUNT', 10, 1, 10_000_000),
+      signInFailuresPerDevice: int(env, 'RATE_LIMIT_SIGN_IN_FAILURES_PER_DEVICE', 10, 1, 10_000_000),
       authFailuresPerCredentialPerMinute: int(env, 'RATE_LIMIT_AUTH_FAILURES_PER_CREDENTIAL_PER_MINUTE', 10, 1, 10_000_000),
     }),
     sessions: Object.freeze({

@@ -130,7 +130,9 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     apiKeysPerDay: limiter.create('keys', rl.apiKeysPerDay, 86_400),
     authFailures: limiter.create('authfail', rl.authFailuresPerMinute, 60),
     signInFailuresPerAddress: limiter.create('signin-ip', rl.signInFailuresPerAddress, SIGN_IN_WINDOW_SECONDS),
+    signInFailuresPerAccountAddress: limiter.create('signin-account-ip', rl.signInFailuresPerAccountAddress, SIGN_IN_WINDOW_SECONDS),
     signInFailuresPerAccount: limiter.create('signin-account', rl.signInFailuresPerAccount, SIGN_IN_WINDOW_SECONDS),
+    signInFailuresPerDevice: limiter.create('signin-device', rl.signInFailuresPerDevice, SIGN_IN_WINDOW_SECONDS),
     credentialFailures: limiter.create('authfail-cred', rl.authFailuresPerCredentialPerMinute, 60),
   };
 
@@ -189,7 +191,11 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const auth = authService({
     store, repo: authRepo(), orgs, users, audit, clock, log,
     sessionLimits: { idleMs: config.sessions.idleMinutes * 60_000, absoluteMs: config.sessions.absoluteHours * 3_600_000 },
-    signInFailures: { perAddress: limits.signInFailuresPerAddress, perAccount: limits.signInFailuresPerAccount },
+    signInFailures: {
+      perAddress: limits.signInFailuresPerAddress, perAccountAddress: limits.signInFailuresPerAccountAddress,
+      perAccount: limits.signInFailuresPerAccount, perDevice: limits.signInFailuresPerDevice,
+    },
+    deviceSecret: secret,
   });
   const clientRows = clientsRepo();
   const clients = clientsService({ store, repo: clientRows, alerts: alertWrites, audit, clock, cursors });

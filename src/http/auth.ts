@@ -25,7 +25,9 @@ export interface Limits {
   /** Failed attempts per address (REST and ingest together). */
   authFailures: RateLimiter;
   signInFailuresPerAddress: RateLimiter;
+  signInFailuresPerAccountAddress: RateLimiter;
   signInFailuresPerAccount: RateLimiter;
+  signInFailuresPerDevice: RateLimiter;
   /** Failed attempts per identifiable credential: an API key's visible prefix. */
   credentialFailures: RateLimiter;
 }

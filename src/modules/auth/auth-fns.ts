@@ -1,8 +1,34 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SCOPES, type Scope } from '../api-keys/api-keys-fns.ts';
 import type { Role } from '../users/users-schemas.ts';
 
 export const SESSION_COOKIE = 'af_session';
+
+/**
+ * OWASP's "device cookie" (Slow Down Online Guessing Attacks with Device Cookies): set at each sign-in, it tells
+ * a browser the person signed in from before. Its value is `<nonce>.<HMAC of account and nonce>`: it names no
+ * account, is worth nothing for another one and cannot be forged without the server's secret.
+ */
+export const DEVICE_COOKIE = 'af_device';
+/** Only sign-in reads it. */
+export const DEVICE_COOKIE_PATH = '/api/v1/auth';
+export const DEVICE_COOKIE_DAYS = 365;
+
+const deviceMac = (secret: string, account: string, nonce: string): string =>
+  createHmac('sha256', `device-cookie:${secret}`).update(`${account}\n${nonce}`).digest('base64url');
+
+/** A new device cookie value for `account` (the normalized email). */
+export function deviceCookieFor(secret: string, account: string): string {
+  const nonce = randomBytes(16).toString('base64url');
+  return `${nonce}.${deviceMac(secret, account, nonce)}`;
+}
+
+/** The device a cookie value names, when it was issued by this server for `account`; else null. */
+export function deviceOf(secret: string, account: string, cookie: string | undefined): string | null {
+  const [nonce, mac, ...rest] = (cookie ?? '').split('.');
+  if (!nonce || !mac || rest.length > 0) return null;
+  return sameSecret(mac, deviceMac(secret, account, nonce)) ? nonce : null;
+}
 
 /** What each role may do, as the scopes an API key would need for it. */
 const MEMBER_SCOPES: readonly Scope[] = [...SCOPES.filter((s) => s.endsWith(':read')), 'alerts:write', 'incidents:write'];

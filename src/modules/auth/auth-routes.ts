@@ -3,11 +3,11 @@ import { Type } from 'typebox';
 import { checkCsrf, checkOrigin } from '../../http/auth.ts';
 import type { Api } from '../../http/types.ts';
 import { AppError } from '../../lib/errors.ts';
-import { SESSION_COOKIE } from './auth-fns.ts';
+import { DEVICE_COOKIE, DEVICE_COOKIE_DAYS, DEVICE_COOKIE_PATH, SESSION_COOKIE } from './auth-fns.ts';
 import { authErrors, LoginBody, OrgChoiceConflict, SessionResponse, SetPasswordBody, SetupBody, SetupStatus } from './auth-schemas.ts';
 import type { AuthService, SignedIn } from './auth-service.ts';
 
-const COOKIE_DOC = 'Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in.';
+const COOKIE_DOC = 'Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. Also sets `af_device` (httpOnly, Path=/api/v1/auth, a year), a signed device cookie: failed sign-ins from other devices never lock out a browser that holds it.';
 
 /**
  * Public operations: documented without security and with an empty `x-required-scopes` (every operation names
@@ -21,7 +21,9 @@ export function authRoutes(app: Api, deps: { auth: AuthService; baseUrl: string;
   const { auth, baseUrl, sessionHours } = deps;
   const cookie = { httpOnly: true, sameSite: 'lax', path: '/', secure: new URL(baseUrl).protocol === 'https:' } as const;
   const signedIn = (reply: FastifyReply, s: SignedIn, status: number) =>
-    reply.setCookie(SESSION_COOKIE, s.sessionId, { ...cookie, maxAge: sessionHours * 3600 }).code(status).send({ data: s.view });
+    reply.setCookie(SESSION_COOKIE, s.sessionId, { ...cookie, maxAge: sessionHours * 3600 })
+      .setCookie(DEVICE_COOKIE, s.device, { ...cookie, path: DEVICE_COOKIE_PATH, maxAge: DEVICE_COOKIE_DAYS * 86_400 })
+      .code(status).send({ data: s.view });
 
   app.get('/auth/session', {
     schema: {
@@ -36,13 +38,13 @@ export function authRoutes(app: Api, deps: { auth: AuthService; baseUrl: string;
 
   app.post('/auth/login', {
     schema: {
-      ...doc('Sign in with email and password', `${COOKIE_DOC} Wrong email or password is 401 either way. When the credentials match people in several organizations and no \`organizationId\` is sent: 409 listing them in \`details\`. Failed sign-ins are limited per address and per account (429 + Retry-After). A request whose \`Origin\` is not this server is 403.`),
+      ...doc('Sign in with email and password', `${COOKIE_DOC} Wrong email or password is 401 either way. When the credentials match people in several organizations and no \`organizationId\` is sent: 409 listing them in \`details\`. Each attempt is counted before the password is checked (given back when it is right): from a browser holding this account's \`af_device\` cookie, per device; otherwise per address, per account and address, and per account (429 + Retry-After, right password or not). A request whose \`Origin\` is not this server is 403.`),
       body: LoginBody,
       response: { 200: SessionResponse, ...authErrors, 409: OrgChoiceConflict },
     },
   }, async (req, reply) => {
     checkOrigin(req, baseUrl);
-    return signedIn(reply, await auth.signIn(req.body, req.ip), 200);
+    return signedIn(reply, await auth.signIn(req.body, req.ip, req.cookies[DEVICE_COOKIE]), 200);
   });
 
   app.post('/auth/logout', {

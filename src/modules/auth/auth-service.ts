@@ -11,7 +11,7 @@ import type { AuditService } from '../audit/audit-service.ts';
 import type { OrgsService } from '../orgs/orgs-service.ts';
 import type { ChangePasswordBody, Role } from '../users/users-schemas.ts';
 import type { UsersService } from '../users/users-service.ts';
-import { hashToken, newToken, scopesOfRole, sessionExpiry, type SessionLimits } from './auth-fns.ts';
+import { deviceCookieFor, deviceOf, hashToken, newToken, scopesOfRole, sessionExpiry, type SessionLimits } from './auth-fns.ts';
 import type { AuthRepo } from './auth-repo.ts';
 import type { LoginBody, SessionView, SetPasswordBody, SetupBody } from './auth-schemas.ts';
 
@@ -28,6 +28,8 @@ export interface ActiveSession {
 export interface SignedIn {
   /** The cookie value; only its hash is stored. */
   sessionId: string;
+  /** A new device cookie value: this browser is now known to the account. */
+  device: string;
   view: SessionView;
 }
 
@@ -54,9 +56,11 @@ export function authService(deps: {
   clock: Clock;
   log: Logger;
   sessionLimits: SessionLimits;
-  signInFailures: { perAddress: RateLimiter; perAccount: RateLimiter };
+  signInFailures: { perAddress: RateLimiter; perAccountAddress: RateLimiter; perAccount: RateLimiter; perDevice: RateLimiter };
+  /** Signs device cookies. */
+  deviceSecret: string;
 }) {
-  const { store, repo, orgs, users, audit, clock, log, sessionLimits, signInFailures } = deps;
+  const { store, repo, orgs, users, audit, clock, log, sessionLimits, signInFailures, deviceSecret } = deps;
 
   // Unknown emails are checked against this hash, so a wrong email costs the same time as a wrong password.
   let dummyHash: Promise<string> | undefined;
@@ -84,20 +88,46 @@ export function authService(deps: {
     await repo.purgeExpired(db, user.id, now - sessionLimits.idleMs, now - sessionLimits.absoluteMs);
     await repo.insert(db, row);
     await audit.record(db, { orgId: org.id, action: 'auth.sign_in', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, ip });
-    return { sessionId, view: viewOf({ orgId: org.id, orgName: org.name, user, csrfToken: row.csrf_token, createdAt: now, lastSeenAt: now }) };
+    return {
+      sessionId, device: deviceCookieFor(deviceSecret, user.email.toLowerCase()),
+      view: viewOf({ orgId: org.id, orgName: org.name, user, csrfToken: row.csrf_token, createdAt: now, lastSeenAt: now }),
+    };
   }
 
   const throttled = (r: LimitResult): AppError =>
     new AppError('RATE_LIMITED', `Too many failed sign-ins; retry in ${r.resetSeconds} s`, null, r.resetSeconds);
 
-  /** Refuses at once while either budget of failed attempts is spent, right or wrong. */
-  async function checkThrottle(ip: string, account: string | null): Promise<void> {
-    const pairs: Array<[RateLimiter, string]> = [[signInFailures.perAddress, ip], ...(account === null ? [] : [[signInFailures.perAccount, account] as [RateLimiter, string]])];
-    for (const [limiter, key] of pairs) {
-      const state = await limiter.peek(key);
-      if (state.remaining === 0) throw throttled(state);
+  /**
+   * Takes one attempt from each budget before a secret is checked. Each take is one atomic increment (in Redis
+   * when configured, so every instance shares it), so parallel attempts cannot all pass a budget: once it is
+   * spent, the next one is 429 at once, right password or not, and checks nothing. Returns what gives the
+   * attempt back, for when the secret turns out right (only failures count).
+   */
+  async function takeAttempt(budgets: ReadonlyArray<readonly [RateLimiter, string]>): Promise<() => Promise<void>> {
+    const counts = await Promise.all(budgets.map(([limiter, key]) => limiter.consume(key)));
+    const giveBack = async () => {
+      await Promise.all(budgets.map(([limiter, key]) => limiter.refund(key)));
+    };
+    const over = counts.filter((c) => !c.allowed).sort((a, b) => b.resetSeconds - a.resetSeconds)[0];
+    if (over) {
+      // Nothing was checked: the refused attempt leaves every budget as it was.
+      await giveBack();
+      throw throttled(over);
     }
+    return giveBack;
   }
+
+  /**
+   * The budgets a sign-in for `account` takes from. From a device the person signed in from before (a valid
+   * device cookie), only that device's: failures elsewhere never lock them out. From any other device, its
+   * address's (all accounts), the (account, address) pair's and the account's: an attacker at one address
+   * spends only the pair's budget, and locking out an account's unknown devices takes several addresses.
+   */
+  const signInBudgets = (account: string, ip: string, deviceCookie: string | undefined): Array<readonly [RateLimiter, string]> => {
+    const device = deviceOf(deviceSecret, account, deviceCookie);
+    if (device !== null) return [[signInFailures.perDevice, device]];
+    return [[signInFailures.perAddress, ip], [signInFailures.perAccountAddress, `${account}\n${ip}`], [signInFailures.perAccount, account]];
+  };
 
   return {
     /** The session behind a cookie value, or null when it is unknown, expired, signed out or its user removed. */
@@ -134,12 +164,13 @@ export function authService(deps: {
     },
 
     /**
-     * Email and password → a new session. Failures count per address and per account (email), and either
-     * budget spent refuses further tries, right or wrong, until its window ends.
+     * Email and password → a new session and a new device cookie. Each attempt is taken from the budgets of
+     * `signInBudgets` before the password is checked, and given back when it is right; a spent budget refuses
+     * further tries, right or wrong, until its window ends.
      */
-    async signIn(input: LoginBody, ip: string): Promise<SignedIn> {
+    async signIn(input: LoginBody, ip: string, deviceCookie: string | undefined): Promise<SignedIn> {
       const email = input.email.trim().toLowerCase();
-      await checkThrottle(ip, email);
+      const giveBack = await takeAttempt(signInBudgets(email, ip, deviceCookie));
       const candidates = (await repo.usersByEmail(store.db, email))
         .filter((u) => input.organizationId === undefined || u.org_id === input.organizationId);
       if (candidates.length === 0) await verifyNobody(input.password);
@@ -147,14 +178,13 @@ export function authService(deps: {
       for (const u of candidates) if (await argon2.verify(u.password_hash as string, input.password)) matched.push(u);
 
       if (matched.length === 0) {
-        await signInFailures.perAddress.consume(ip);
-        await signInFailures.perAccount.consume(email);
         for (const u of candidates) {
           await audit.record(store.db, { orgId: u.org_id, action: 'auth.sign_in_failed', actor: { type: 'user', id: null }, target: { type: 'user', id: u.id }, ip, metadata: { email } });
         }
         if (candidates.length === 0) log.info({ ip }, 'sign-in failed for an unknown email');
         throw new AppError('UNAUTHORIZED', WRONG_CREDENTIALS);
       }
+      await giveBack();
       if (matched.length > 1) {
         throw new AppError('CONFLICT', 'These credentials belong to several organizations; choose one', matched.map((u) => ({
           path: '/organizationId', message: u.org_name, organizationId: u.org_id, organizationName: u.org_name,
@@ -177,9 +207,9 @@ export function authService(deps: {
      * sessions end, as after any password change.
      */
     async setPassword(input: SetPasswordBody, ip: string): Promise<SignedIn> {
-      await checkThrottle(ip, null);
+      const giveBack = await takeAttempt([[signInFailures.perAddress, ip]]);
       try {
-        return await inTransaction(store.db, async (trx) => {
+        const signedIn = await inTransaction(store.db, async (trx) => {
           const { orgId, userId } = await users.claimLink(trx, input.token);
           await users.setPassword(trx, orgId, userId, input.password, null);
           const m = await repo.member(trx, orgId, userId);
@@ -187,8 +217,10 @@ export function authService(deps: {
           await audit.record(trx, { orgId, action: 'user.password_set', actor: { type: 'user', id: userId }, target: { type: 'user', id: userId }, ip });
           return startSession(trx, m, { id: orgId, name: m.org_name }, ip);
         });
+        await giveBack();
+        return signedIn;
       } catch (err) {
-        if (err instanceof AppError && err.code === 'NOT_FOUND') await signInFailures.perAddress.consume(ip);
+        if (!(err instanceof AppError && err.code === 'NOT_FOUND')) await giveBack();
         throw err;
       }
     },
@@ -196,13 +228,12 @@ export function authService(deps: {
     /** A member's own password change: the current one is checked (and throttled like a sign-in); their other sessions end. */
     async changePassword(session: { orgId: string; userId: string; idHash: string }, input: ChangePasswordBody, ip: string): Promise<void> {
       const me = await users.get(session.orgId, session.userId);
-      await checkThrottle(ip, me.email);
+      const giveBack = await takeAttempt([[signInFailures.perAddress, ip], [signInFailures.perAccount, me.email.toLowerCase()]]);
       const hash = await users.passwordHash(session.orgId, session.userId);
       if (hash === null || !(await argon2.verify(hash, input.currentPassword))) {
-        await signInFailures.perAddress.consume(ip);
-        await signInFailures.perAccount.consume(me.email);
         throw new AppError('VALIDATION_ERROR', 'The current password is wrong', [{ path: '/currentPassword', message: 'is not your current password' }]);
       }
+      await giveBack();
       await inTransaction(store.db, async (trx) => {
         await users.setPassword(trx, session.orgId, session.userId, input.newPassword, session.idHash);
         await audit.record(trx, { orgId: session.orgId, action: 'user.password_changed', actor: { type: 'user', id: session.userId }, target: { type: 'user', id: session.userId }, ip });
