@@ -26,7 +26,10 @@ export function incidentsRoutes(app: Api, incidents: IncidentsService, escalatio
     config: { scope: read.scope },
     schema: apiSchema({ ...read, summary: 'Get an incident', description: 'With its alerts and its timeline (opened, alerts joined, status changes, assignments, notifications).' },
       { params: IdParams, response: { 200: Type.Object({ data: IncidentDetail }, { additionalProperties: false }) } }),
-  }, async (req) => ({ data: await incidents.get(principalOf(req).orgId, req.params.id) }));
+  }, async (req) => {
+    const { orgId, actor } = principalOf(req);
+    return { data: await incidents.get(orgId, req.params.id, actor.type === 'user' ? actor.id : null) };
+  });
 
   for (const method of ['PUT', 'PATCH'] as const) {
     app.route({

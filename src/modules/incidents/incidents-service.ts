@@ -16,6 +16,8 @@ import type { IncidentEventRow, IncidentFilter, IncidentRow, IncidentsRepo } fro
 import type { AuditService } from '../audit/audit-service.ts';
 import type { Incident, IncidentListQuery, IncidentStatus, NoteBody, SnoozeBody, TimelineEntry, UpdateIncidentBody } from './incidents-schemas.ts';
 import { MAX_DETAIL_ITEMS, OPEN_INCIDENT_STATUSES, TIMELINE_TYPES } from './incidents-schemas.ts';
+import { channelOf, isChannelType } from '../notifications/channels/registry.ts';
+import { targetShownTo } from '../notifications/channels/target-fns.ts';
 
 type TimelineType = (typeof TIMELINE_TYPES)[number];
 
@@ -80,12 +82,12 @@ export function incidentsService(deps: {
     createdAt: iso(r.created_at),
   });
 
-  const notificationEntry = (n: NotificationRow): TimelineEntry => ({
+  const notificationEntry = (n: NotificationRow, viewer: string | null): TimelineEntry => ({
     id: n.id,
     type: n.status === 'sent' ? 'notification_sent' : 'notification_failed',
     actor: SYSTEM,
     data: {
-      notificationId: n.id, source: n.source, channel: n.channel, target: n.target, attempts: Number(n.attempts),
+      notificationId: n.id, source: n.source, channel: n.channel, target: targetShownTo(isChannelType(n.channel) ? channelOf(n.channel) : undefined, n, viewer), attempts: Number(n.attempts),
       ...(n.step !== null && { step: Number(n.step) }), ...(n.recipient_id !== null && { recipientId: n.recipient_id }), ...(n.last_error !== null && { error: n.last_error }),
     },
     createdAt: iso(n.sent_at ?? n.updated_at),
@@ -149,7 +151,8 @@ export function incidentsService(deps: {
         (after) => repo.page(store.db, orgId, f, limit, after), () => repo.count(store.db, orgId, f), toIncident);
     },
 
-    async get(orgId: string, id: string) {
+    /** An incident with its alerts and timeline, as `viewer` (a member's id, null for a key) may see it: another person's URL targets by their host. */
+    async get(orgId: string, id: string, viewer: string | null) {
       const row = await repo.get(store.db, orgId, id);
       if (!row) throw notFound('Incident');
       const [alerts, events, notifications] = await Promise.all([
@@ -157,7 +160,7 @@ export function incidentsService(deps: {
       ]);
       // Notifications join the timeline from their own log (written once per attempt's outcome, never twice).
       // A cancelled page never left: its incident's `escalation_stopped` entry says why.
-      const sent = notifications.filter((n) => n.status === 'sent' || n.status === 'failed').map(notificationEntry);
+      const sent = notifications.filter((n) => n.status === 'sent' || n.status === 'failed').map((n) => notificationEntry(n, viewer));
       const timeline = [...events.map(toEntry), ...sent].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).slice(-MAX_DETAIL_ITEMS);
       return {
         ...toIncident(row),

@@ -20,9 +20,12 @@ export function notificationsRoutes(app: Api, notifications: NotificationsServic
       scope: 'alerts:read',
       tag: 'alerts',
       summary: 'List an alert\'s notifications',
-      description: 'The delivery log of the alert: every email and webhook its workflows sent or tried to send, newest first, with status (`pending` while retries remain, `sent`, `failed`), attempts, the last error and the last response status.',
+      description: 'The delivery log of the alert: every email and webhook its workflows sent or tried to send, newest first, with status (`pending` while retries remain, `sent`, `failed`), attempts, the last error and the last response status. A person\'s own target addressed by URL (a webhook, an ntfy server and topic) is shown in full to that person only; anyone else (an API key too) sees its host (`https://host/…`).',
     }, { params: IdParams, querystring: NotificationListQuery, response: { 200: NotificationList } }),
-  }, (req) => notifications.listForAlert(principalOf(req).orgId, req.params.id, req.query));
+  }, (req) => {
+    const { orgId, actor } = principalOf(req);
+    return notifications.listForAlert(orgId, actor.type === 'user' ? actor.id : null, req.params.id, req.query);
+  });
 
   app.get('/channels', {
     // Every member draws their contact methods' forms from it: every role holds users:read.

@@ -18,7 +18,7 @@ import type { AnswersService } from './answers-service.ts';
 import type { SettingsService } from './settings-service.ts';
 import type { AnswerRow, AnswersRepo } from './answers-repo.ts';
 import { CHANNEL_TYPES, CHANNELS, channelOf, channelsFor, isChannelType, type ChannelType } from './channels/registry.ts';
-import { catalogueFields, keepSecrets, targetProblems } from './channels/target-fns.ts';
+import { catalogueFields, keepSecrets, targetProblems, targetShownTo } from './channels/target-fns.ts';
 import { admit, breakers, record, type BreakerPolicy } from './breaker-fns.ts';
 import { forIncident, type NotificationRow, type NotificationsRepo } from './notifications-repo.ts';
 import type { ChannelInfo, Delivery, Notification, NotificationListQuery } from './notifications-schemas.ts';
@@ -446,8 +446,11 @@ export function notificationsService(deps: NotificationsDeps) {
     cancelPages: (db: Kysely<DB>, orgId: string, scope: { incidentId: string } | { escalationId: string }, why: string): Promise<number> =>
       repo.cancelPages(db, orgId, scope, `Not sent: ${why} before it left`, clock.now()),
 
-    /** `GET /alerts/{id}/notifications`: the alert's delivery log, newest first; 404 for another organization's alert. */
-    async listForAlert(orgId: string, alertId: string, query: NotificationListQuery): Promise<Page<Notification>> {
+    /**
+     * `GET /alerts/{id}/notifications`: the alert's delivery log, newest first, as `viewer` (a member's id, null
+     * for a key) may see it: another person's URL targets by their host; 404 for another organization's alert.
+     */
+    async listForAlert(orgId: string, viewer: string | null, alertId: string, query: NotificationListQuery): Promise<Page<Notification>> {
       if (!(await repo.alertExists(store.db, orgId, alertId))) throw notFound('Alert');
       const limit = query.limit ?? 25;
       let answers = new Map<string, AnswerRow[]>();
@@ -457,7 +460,8 @@ export function notificationsService(deps: NotificationsDeps) {
           answers = Map.groupBy(await deps.answerRows.forNotifications(store.db, orgId, rows.map((r) => r.id)), (a) => a.notification_id);
           return rows;
         },
-        () => repo.count(store.db, orgId, alertId), (r) => toNotification(r, answers.get(r.id)));
+        () => repo.count(store.db, orgId, alertId),
+        (r) => ({ ...toNotification(r, answers.get(r.id)), target: targetShownTo(isChannelType(r.channel) ? channelOf(r.channel) : undefined, r, viewer) }));
     },
   };
 }

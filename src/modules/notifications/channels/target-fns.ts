@@ -2,7 +2,7 @@ import { Type, type TObject, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { outboundUrlProblem, type AllowList } from '../../../infra/outbound.ts';
 import type { ErrorDetail } from '../../../lib/errors.ts';
-import { flagsOf, MASKED_SECRET, type Channel, type ChannelTarget } from './channel.ts';
+import { flagsOf, hostOnly, MASKED_SECRET, type Channel, type ChannelTarget } from './channel.ts';
 
 /**
  * What every consumer of channels needs to do with a target, from the channel's own declaration: check it
@@ -59,6 +59,16 @@ export function targetProblems(channel: Pick<Channel, 'target'>, target: unknown
     }
   }
   return errors;
+}
+
+/**
+ * A delivery's target (as its channel described it) as shown to `viewer` (a member's id; null for an API key).
+ * A person's own target (their contact method: a webhook URL, an ntfy server and topic) is a credential
+ * of theirs when its channel addresses it by URL: anyone else sees its host only, as chat webhooks are shown.
+ */
+export function targetShownTo(channel: Pick<Channel, 'target'> | undefined, row: { target: string; recipient_id: string | null }, viewer: string | null): string {
+  if (row.recipient_id === null || row.recipient_id === viewer) return row.target;
+  return channel === undefined || fieldsOf(channel).some((f) => flagsOf(f.schema).url === true) ? hostOnly(row.target) : row.target;
 }
 
 /** A target as responses show it: every secret field masked. */
