@@ -368,10 +368,16 @@ for (const kind of STORE_KINDS) {
       const masked = await req('POST', '/api/v1/workflows/test', { key: org.key, body: { actions: [{ type: 'webhook', url: 'https://hooks.example.com/x', secret: '********' }], alert } });
       assert.equal(masked.status, 200, 'a saved workflow\'s masked secret can be tried as it is');
 
-      // Another organization's schedule is not looked up: it reads as not found.
-      const theirs = await schedule(await h.newOrg(), 'Their on-call');
-      const foreign = await req('POST', '/api/v1/workflows/test', { key: org.key, body: { actions: [{ type: 'create_incident' }, { type: 'assign', scheduleId: theirs }], alert } });
-      assert.equal(foreign.body.data.actions[1].description, `assign the incident to the on-call of schedule ${theirs} (not found)`);
+      // Issue 25 row 11: another organization's schedule or member is refused as saving refuses it, with the same 400.
+      const them = await h.newOrg();
+      const theirs = await schedule(them, 'Their on-call');
+      for (const actions of [[{ type: 'create_incident' }, { type: 'assign', scheduleId: theirs }], [{ type: 'create_incident' }, { type: 'assign', userId: them.ownerId }]]) {
+        const tried = await req('POST', '/api/v1/workflows/test', { key: org.key, body: { actions, alert } });
+        const saved = await req('POST', '/api/v1/workflows', { key: org.key, body: { name: 'Foreign', trigger: 'alert.created', actions } });
+        assert.equal(tried.status, 400, tried.raw);
+        assert.deepEqual([tried.status, tried.body], [saved.status, saved.body], 'the dry run answers as saving does');
+        assert.match(tried.body.details[0].path, /^\/actions\/1\/(scheduleId|userId)$/);
+      }
 
       const bad = await req('POST', '/api/v1/workflows/test', {
         key: org.key,

@@ -73,8 +73,8 @@ export function workflowsRoutes(app: Api, workflows: WorkflowsService): void {
       ...read,
       summary: 'Dry-run an unsaved workflow on a sample alert',
       description: 'As `POST /workflows/{id}/test`, for conditions and actions not saved yet (an editor\'s): they are checked as saving '
-        + 'would check them (400 naming each problem\'s path, e.g. `/conditions/all/1/value`, `/actions/2/url`; users and schedules '
-        + 'are not looked up: one not of the organization shows as not found). Nothing is stored, sent or recorded.',
+        + 'checks them, with the same 400 naming each problem\'s path (e.g. `/conditions/all/1/value`, `/actions/2/url`, '
+        + '`/actions/1/scheduleId` for a user, schedule or escalation policy not of the organization). Nothing is stored, sent or recorded.',
     }, { body: TestDraftBody, response: { 200: TestResult } }),
   }, async (req) => ({ data: await workflows.testDraft(principalOf(req).orgId, req.body) }));
 

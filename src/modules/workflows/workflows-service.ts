@@ -83,6 +83,17 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
     if (errors.length > 0) throw refused(errors);
   }
 
+  /**
+   * Everything saving checks of a definition, the records it names included: creating a workflow and trying a
+   * draft (`POST /workflows/test`) answer the same 400 for the same conditions and actions.
+   */
+  async function checkDraft(db: Kysely<DB>, orgId: string, conditions: unknown, actions: readonly WorkflowActionInput[]) {
+    const checked = checkDefinition(conditions, actions);
+    const { actions: valid, references } = checked.actions as { actions: WorkflowAction[]; references: Reference[] };
+    await checkReferences(db, orgId, references);
+    return { conditions: checked.conditions as Condition | null, actions: valid };
+  }
+
   function settleSecrets(actions: WorkflowAction[], stored: WorkflowAction[]): WorkflowAction[] {
     const kept = keepSecrets(actions, stored);
     if (!kept.ok) throw refused(kept.errors);
@@ -131,27 +142,25 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
     },
 
     async create(orgId: string, actor: Actor, input: CreateWorkflowBody, db: Kysely<DB> = store.db): Promise<Workflow> {
-      const checked = checkDefinition(input.conditions ?? null, input.actions);
-      const { actions, references } = checked.actions as { actions: WorkflowAction[]; references: Reference[] };
-      const stored = settleSecrets(actions, []);
-      const now = clock.now();
-      const conditions = checked.conditions as Condition | null;
-      const row: WorkflowRow = {
-        id: newId('wf'),
-        org_id: orgId,
-        name: input.name,
-        description: input.description ?? null,
-        enabled: input.enabled === false ? 0 : 1,
-        trigger: input.trigger,
-        conditions: conditions === null ? null : JSON.stringify(conditions),
-        actions: JSON.stringify(stored),
-        created_at: now,
-        updated_at: now,
-      };
-      await inTransaction(db, async (trx) => {
-        await checkReferences(trx, orgId, references);
+      const row = await inTransaction(db, async (trx) => {
+        const { conditions, actions } = await checkDraft(trx, orgId, input.conditions ?? null, input.actions);
+        const stored = settleSecrets(actions, []);
+        const now = clock.now();
+        const row: WorkflowRow = {
+          id: newId('wf'),
+          org_id: orgId,
+          name: input.name,
+          description: input.description ?? null,
+          enabled: input.enabled === false ? 0 : 1,
+          trigger: input.trigger,
+          conditions: conditions === null ? null : JSON.stringify(conditions),
+          actions: JSON.stringify(stored),
+          created_at: now,
+          updated_at: now,
+        };
         await repo.insert(trx, row);
         await audit.record(trx, { orgId, action: 'workflow.created', actor, target: { type: 'workflow', id: row.id }, metadata: { name: row.name, trigger: row.trigger } });
+        return row;
       });
       return toWorkflow(row);
     },
@@ -208,10 +217,9 @@ export function workflowsService(deps: { store: Store; repo: WorkflowsRepo; audi
       return tryOn(orgId, readDefinition(store, await getRow(store.db, orgId, id)), input.alert);
     },
 
-    /** The dry run of a definition not saved yet (the editor's): checked as saving would, then tried. */
+    /** The dry run of a definition not saved yet (the editor's): checked as saving checks it (`checkDraft`), then tried. */
     async testDraft(orgId: string, input: TestDraftBody): Promise<TestResult> {
-      const checked = checkDefinition(input.conditions ?? null, input.actions);
-      return tryOn(orgId, { conditions: checked.conditions ?? null, actions: checked.actions?.actions ?? [] }, input.alert);
+      return tryOn(orgId, await checkDraft(store.db, orgId, input.conditions ?? null, input.actions), input.alert);
     },
 
     async runs(orgId: string, id: string, query: Query): Promise<Page<WorkflowRun>> {

@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password
-         * @description Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. Wrong email or password is 401 either way. When the credentials match people in several organizations and no `organizationId` is sent: 409 listing them in `details`. Failed sign-ins are limited per address and per account (429 + Retry-After). A request whose `Origin` is not this server is 403.
+         * @description Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. Also sets `af_device` (httpOnly, Path=/api/v1/auth, a year), a signed device cookie: failed sign-ins from other devices never lock out a browser that holds it. Wrong email or password is 401 either way. When the credentials match people in several organizations and no `organizationId` is sent: 409 listing them in `details`. Each attempt is counted before the password is checked (given back when it is right): from a browser holding this account's `af_device` cookie, per device; otherwise per address, per account and address, and per account (429 + Retry-After, right password or not). A request whose `Origin` is not this server is 403.
          *
          *     Public: needs no API key and no scope.
          */
@@ -373,7 +373,7 @@ export interface paths {
         put?: never;
         /**
          * Set a password with a one-time link
-         * @description With the `token` of the link made when an admin added the member (or made a new link): sets their password, ends their other sessions and signs in. Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. A link works once and for 72 hours; a used, expired or wrong token is 404 and says which. Wrong tokens count as failed sign-ins of the address (429). A request whose `Origin` is not this server is 403.
+         * @description With the `token` of the link made when an admin added the member (or made a new link): sets their password, ends their other sessions and signs in. Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. Also sets `af_device` (httpOnly, Path=/api/v1/auth, a year), a signed device cookie: failed sign-ins from other devices never lock out a browser that holds it. A link works once and for 72 hours; a used, expired or wrong token is 404 and says which. Wrong tokens count as failed sign-ins of the address (429). A request whose `Origin` is not this server is 403.
          *
          *     Public: needs no API key and no scope.
          */
@@ -602,7 +602,7 @@ export interface paths {
         put?: never;
         /**
          * Create the first organization and its owner
-         * @description With the token of the setup link logged at start, while no organization exists: creates the organization and its owner (role owner) and signs in. Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. The link works once; afterwards (or with a wrong token) 404.
+         * @description With the token of the setup link logged at start, while no organization exists: creates the organization and its owner (role owner) and signs in. Sets the `af_session` cookie (httpOnly, SameSite=Lax, Path=/, Secure when BASE_URL is https); a new session id at every sign-in. Also sets `af_device` (httpOnly, Path=/api/v1/auth, a year), a signed device cookie: failed sign-ins from other devices never lock out a browser that holds it. The link works once; afterwards (or with a wrong token) 404.
          *
          *     Public: needs no API key and no scope.
          */
@@ -2055,7 +2055,7 @@ export interface paths {
         };
         /**
          * List an alert's notifications
-         * @description The delivery log of the alert: every email and webhook its workflows sent or tried to send, newest first, with status (`pending` while retries remain, `sent`, `failed`), attempts, the last error and the last response status.
+         * @description The delivery log of the alert: every email and webhook its workflows sent or tried to send, newest first, with status (`pending` while retries remain, `sent`, `failed`), attempts, the last error and the last response status. A person's own target addressed by URL (a webhook, an ntfy server and topic) is shown in full to that person only; anyone else (an API key too) sees its host (`https://host/…`).
          *
          *     Requires scope `alerts:read`.
          */
@@ -18915,7 +18915,7 @@ export interface paths {
         put?: never;
         /**
          * Dry-run an unsaved workflow on a sample alert
-         * @description As `POST /workflows/{id}/test`, for conditions and actions not saved yet (an editor's): they are checked as saving would check them (400 naming each problem's path, e.g. `/conditions/all/1/value`, `/actions/2/url`; users and schedules are not looked up: one not of the organization shows as not found). Nothing is stored, sent or recorded.
+         * @description As `POST /workflows/{id}/test`, for conditions and actions not saved yet (an editor's): they are checked as saving checks them, with the same 400 naming each problem's path (e.g. `/conditions/all/1/value`, `/actions/2/url`, `/actions/1/scheduleId` for a user, schedule or escalation policy not of the organization). Nothing is stored, sent or recorded.
          *
          *     Requires scope `workflows:read`.
          */
