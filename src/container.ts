@@ -203,7 +203,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const integrationRows = integrationsRepo();
   const stats = deliveryStats({ store, repo: integrationRows, log });
   const integrations = integrationsService({ store, repo: integrationRows, clients: clientRows, audit, stats, clock, cursors, baseUrl: config.baseUrl });
-  const alerts = alertsService({ store, repo: alertRows, writer: alertWrites, incidents, clock, cursors });
+  const alerts = alertsService({ store, repo: alertRows, writer: alertWrites, incidents, audit, clock, cursors });
   const suppressionRows = suppressionRepo(store);
   const ingestRows = ingestRepo(store);
   const ingestConfig = ingestCache({

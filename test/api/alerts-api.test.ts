@@ -402,6 +402,106 @@ for (const kind of STORE_KINDS) {
       });
     });
 
+    describe('acknowledge or resolve all matching', () => {
+      const byFilter = (key: string, body: unknown) => h.req('POST', '/api/v1/alerts/bulk-by-filter', { key, body });
+      const statusOf = async (t: Awaited<ReturnType<typeof fresh>>, id: string) => (await h.req('GET', `/api/v1/alerts/${id}`, { key: t.org.key })).body.data.status as string;
+
+      it('counts first and changes nothing; the confirmed request acts on what was counted, in this organization only, and is audited', async () => {
+        const t = await fresh();
+        const other = await fresh();
+        const web1 = await t.fire({ title: 'web 1', labels: { team: 'web' } });
+        const web2 = await t.fire({ title: 'web 2', labels: { team: 'web' } });
+        const webAcked = await t.fire({ title: 'web 3', labels: { team: 'web' } });
+        await h.req('POST', `/api/v1/alerts/${webAcked}/acknowledge`, { key: t.org.key });
+        const db = await t.fire({ title: 'db 1', labels: { team: 'db' } });
+        const foreign = await other.fire({ title: 'web elsewhere', labels: { team: 'web' } });
+        const filter = { label: ['team=web'] };
+
+        const dry = await byFilter(t.org.key, { action: 'acknowledge', filter, dryRun: true });
+        assert.equal(dry.status, 200, dry.raw);
+        assert.equal(dry.body.data.matching, 2, 'the acknowledged alert is not counted for acknowledge');
+        assert.equal(dry.body.data.changed, 0);
+        assert.equal(dry.body.data.cap, 500);
+        assert.deepEqual(await Promise.all([web1, web2].map((id) => statusOf(t, id))), ['firing', 'firing'], 'a dry run changes nothing');
+        const resolveDry = await byFilter(t.org.key, { action: 'resolve', filter, dryRun: true });
+        assert.equal(resolveDry.body.data.matching, 3, 'resolve also takes acknowledged alerts');
+
+        // An alert that arrives after the count is not part of what the person agreed to.
+        h.clock.advance(1);
+        const late = await t.fire({ title: 'web late', labels: { team: 'web' } });
+        const done = await byFilter(t.org.key, { action: 'acknowledge', filter, confirm: { count: dry.body.data.matching, asOf: dry.body.data.asOf } });
+        assert.equal(done.status, 200, done.raw);
+        assert.deepEqual({ changed: done.body.data.changed, unchanged: done.body.data.unchanged, remaining: done.body.data.remaining }, { changed: 2, unchanged: 0, remaining: 0 });
+        assert.deepEqual(await Promise.all([web1, web2, late, db].map((id) => statusOf(t, id))), ['acknowledged', 'acknowledged', 'firing', 'firing']);
+        assert.equal((await h.req('GET', `/api/v1/alerts/${foreign}`, { key: other.org.key })).body.data.status, 'firing', 'another organization\'s alert is untouched');
+        const ack = await h.req('GET', `/api/v1/alerts/${web1}`, { key: t.org.key });
+        assert.deepEqual(ack.body.data.acknowledgedBy, { type: 'api_key', id: await keyIdOf(t.org) }, 'each alert says who acknowledged it');
+
+        const audit = await h.req('GET', '/api/v1/audit-log?action=alert.acknowledged_matching', { key: t.org.key });
+        assert.equal(audit.body.data.length, 1);
+        assert.deepEqual(audit.body.data[0].metadata, { filter, matching: 2, changed: 2, unchanged: 0, remaining: 0 });
+      });
+
+      it('refuses to act on more than was confirmed (409), and needs a count or a dry run (400)', async () => {
+        const t = await fresh();
+        const a = await t.fire({ title: 'one', labels: { team: 'x' } });
+        const dry = await byFilter(t.org.key, { action: 'resolve', filter: { label: ['team=x'] }, dryRun: true });
+        assert.equal(dry.body.data.matching, 1);
+        // A second alert created before the confirmed time: more match than the person saw.
+        const b = await t.fire({ title: 'two', labels: { team: 'x' } });
+        const later = new Date(Date.parse(dry.body.data.asOf) + 60_000).toISOString();
+        const tooMany = await byFilter(t.org.key, { action: 'resolve', filter: { label: ['team=x'] }, confirm: { count: 1, asOf: later } });
+        assert.equal(tooMany.status, 409, tooMany.raw);
+        assert.equal(tooMany.body.code, 'CONFLICT');
+        assert.match(tooMany.body.error, /2 alerts match now, 1 were confirmed/);
+        assert.deepEqual(await Promise.all([a, b].map((id) => statusOf(t, id))), ['firing', 'firing'], 'a refused request changes nothing');
+
+        for (const body of [
+          { action: 'resolve', filter: {} },
+          { action: 'resolve', filter: { status: 'burning' }, dryRun: true },
+          { action: 'delete', filter: {}, dryRun: true },
+          { action: 'resolve', filter: { limit: 5 }, dryRun: true },
+          { action: 'resolve', filter: {}, confirm: { count: -1, asOf: later } },
+        ]) {
+          const r = await byFilter(t.org.key, body);
+          assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.raw}`);
+          assert.equal(r.body.code, 'VALIDATION_ERROR');
+        }
+        assert.deepEqual(await Promise.all([a, b].map((id) => statusOf(t, id))), ['firing', 'firing']);
+
+        const made = await h.req('POST', '/api/v1/api-keys', { key: t.org.key, body: { name: 'ro', scopes: ['alerts:read'] } });
+        const ro = await byFilter(made.body.data.key, { action: 'resolve', filter: {}, dryRun: true });
+        assert.equal(ro.status, 403);
+        assert.match(ro.body.error, /alerts:write/);
+      });
+
+      it('acts on at most 500 alerts a request, newest first, and says how many remain', async () => {
+        const t = await fresh();
+        const am = await h.integration(t.org, { name: 'am', preset: 'alertmanager' });
+        for (let b = 0; b < 6; b++) {
+          const r = await h.ingest(am.path, {
+            status: 'firing',
+            alerts: Array.from({ length: b === 5 ? 5 : 100 }, (_, i) => ({ status: 'firing', fingerprint: `storm-${b}-${i}`, labels: { alertname: 'Storm', instance: `host-${b}-${i}` }, annotations: {} })),
+          });
+          assert.equal(r.status, 200, r.raw);
+          h.clock.advance(1000);
+        }
+        const filter = { q: 'storm' };
+        const dry = await byFilter(t.org.key, { action: 'resolve', filter, dryRun: true });
+        assert.equal(dry.body.data.matching, 505);
+        const first = await byFilter(t.org.key, { action: 'resolve', filter, confirm: { count: 505, asOf: dry.body.data.asOf } });
+        assert.equal(first.status, 200, first.raw);
+        assert.equal(first.body.data.changed, 500);
+        assert.equal(first.body.data.remaining, 5);
+        const left = await t.list([['q', 'storm'], ['status', 'firing']]);
+        assert.equal(left.meta.total, 5);
+        assert.ok(left.data.every((x) => x.labels.instance.startsWith('host-0-')), 'the oldest are left for the next request');
+        const again = await byFilter(t.org.key, { action: 'resolve', filter, dryRun: true });
+        const second = await byFilter(t.org.key, { action: 'resolve', filter, confirm: { count: again.body.data.matching, asOf: again.body.data.asOf } });
+        assert.deepEqual([second.body.data.changed, second.body.data.remaining], [5, 0]);
+      });
+    });
+
     describe('unknown ids', () => {
       const forms = [
         'alt_doesnotexist', 'nope', '1', '0', '-1', '00000000-0000-0000-0000-000000000000', 'ALT_', 'x'.repeat(150),

@@ -100,6 +100,20 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(lastChange(d).data, { from: 'acknowledged', to: 'resolved', reason: 'alerts_resolved' });
     });
 
+    it('resolving all alerts matching a filter resolves their incident and stops its escalation', async () => {
+      const { incidentId, alertIds, service } = await incidentOf(3);
+      const body = { action: 'resolve', filter: { label: [`service=${service}`] } };
+      const dry = await h.ok('POST', '/api/v1/alerts/bulk-by-filter', { key: org.key, body: { ...body, dryRun: true } });
+      assert.equal(dry.data.matching, 3);
+      const done = await h.ok('POST', '/api/v1/alerts/bulk-by-filter', { key: org.key, body: { ...body, confirm: { count: 3, asOf: dry.data.asOf } } });
+      assert.equal(done.data.changed, 3);
+      assert.deepEqual(await statuses(alertIds), ['resolved', 'resolved', 'resolved']);
+      const d = await incident(incidentId);
+      assert.equal(d.status, 'resolved');
+      assert.deepEqual(lastChange(d).data, { from: 'triggered', to: 'resolved', reason: 'alerts_resolved' });
+      assert.ok(d.timeline.some((t: Rec) => t.type === 'escalation_stopped'), 'its escalation stopped');
+    });
+
     it('the sender acknowledging and resolving the alerts (ingest payloads) moves the incident the same way', async () => {
       const { incidentId, service } = await incidentOf(2);
       assert.equal((await h.ingest(path, { status: 'acknowledged', title: 'x', severity: 'critical', fingerprint: `${service}-1` })).status, 200);

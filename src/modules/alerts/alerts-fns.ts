@@ -31,3 +31,18 @@ export const conditionSubject = (
   labels: store.readJson<Record<string, string>>(r.labels),
   annotations: store.readJson<Record<string, string>>(r.annotations),
 });
+
+/**
+ * The most alerts one "acknowledge/resolve all matching" request changes. Each alert is its own transaction
+ * through the one rule (as `POST /alerts/bulk`), so a request stays within seconds: 500 took 4 s on SQLite and
+ * 13 s on PostgreSQL on the 2-core test machine. A larger storm is answered in a few requests.
+ */
+export const BY_FILTER_CAP = 500;
+
+/**
+ * The statuses an action by filter takes: those the action moves from (see the service's rules), narrowed to
+ * the filter's own statuses when it names any. Empty means nothing can match.
+ */
+export function byFilterStatuses(from: readonly AlertStatus[], filtered: readonly AlertStatus[] | undefined): AlertStatus[] {
+  return filtered === undefined ? [...from] : from.filter((s) => filtered.includes(s));
+}

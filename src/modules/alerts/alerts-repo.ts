@@ -71,6 +71,9 @@ export function alertsRepo(store: Store) {
       if (f.status?.length) q = q.where('status', 'in', f.status);
       return Number((await q.executeTakeFirstOrThrow()).n);
     },
+    /** Up to `limit` ids of matching alerts, newest first (the list's order). */
+    ids: async (db: Kysely<DB>, orgId: string, f: AlertFilter, limit: number): Promise<string[]> =>
+      (await filtered(db, orgId, f).select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map((r) => r.id),
     incidentNumber: async (db: Kysely<DB>, orgId: string, incidentId: string): Promise<number | null> =>
       (await db.selectFrom('incidents').select('number').where('org_id', '=', orgId).where('id', '=', incidentId).executeTakeFirst())?.number ?? null,
     get: (db: Kysely<DB>, orgId: string, id: string) =>

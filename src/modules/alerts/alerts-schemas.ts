@@ -41,8 +41,8 @@ export const AlertDetail = Type.Object(
 export type AlertDetail = Static<typeof AlertDetail>;
 
 export const AlertList = listOf(Alert);
-export const AlertListQuery = Type.Object({
-  ...PageQuery,
+/** What selects alerts: the list's filters, and the bulk action by filter's. */
+const filterFields = {
   status: Type.Optional(Type.String({ maxLength: 200, description: `Comma-separated statuses (${STATUSES.join(', ')}), e.g. \`firing,acknowledged\`; an unknown value is 400.` })),
   severity: Type.Optional(Type.String({ maxLength: 200, description: `Comma-separated severities (${SEVERITIES.join(', ')}), e.g. \`critical,high\`; an unknown value is 400.` })),
   source: Type.Optional(Type.String()),
@@ -53,7 +53,10 @@ export const AlertListQuery = Type.Object({
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after.' })),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'Created before.' })),
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Title contains (case-insensitive).' })),
-});
+};
+export const AlertListQuery = Type.Object({ ...PageQuery, ...filterFields });
+export const AlertFilterFields = Type.Object(filterFields, { additionalProperties: false, description: 'The filters of `GET /alerts`, with the same meaning.' });
+export type AlertFilterFields = Static<typeof AlertFilterFields>;
 export type AlertListQuery = Static<typeof AlertListQuery>;
 
 export const BulkBody = Type.Object(
@@ -76,3 +79,35 @@ export const BulkResult = Type.Object(
   { additionalProperties: false },
 );
 export type BulkItem = Static<typeof BulkResult>['data']['results'][number];
+
+export const ByFilterBody = Type.Object(
+  {
+    action: StringEnum(['acknowledge', 'resolve']),
+    filter: AlertFilterFields,
+    dryRun: Type.Optional(Type.Boolean({ description: 'Only count: nothing changes. The answer\'s `matching` and `asOf` are what `confirm` repeats.' })),
+    confirm: Type.Optional(Type.Object(
+      {
+        count: Type.Integer({ minimum: 0, description: 'The `matching` of the dry run the person agreed to.' }),
+        asOf: Type.String({ format: 'date-time', description: 'The `asOf` of that dry run: alerts created after it are left alone.' }),
+      },
+      { additionalProperties: false },
+    )),
+  },
+  { additionalProperties: false },
+);
+export type ByFilterBody = Static<typeof ByFilterBody>;
+export const ByFilterResult = Type.Object(
+  {
+    data: Type.Object({
+      dryRun: Type.Boolean(),
+      matching: Type.Integer({ description: 'Alerts the filter selects, created at or before `asOf`, that the action can change (acknowledge: firing or suppressed; resolve: also acknowledged).' }),
+      cap: Type.Integer({ description: 'The most one request changes; past it, repeat the request.' }),
+      asOf: Timestamp,
+      changed: Type.Integer({ description: 'Alerts this request acknowledged or resolved (0 on a dry run).' }),
+      unchanged: Type.Integer({ description: 'Alerts taken but already past the action when reached (answered meanwhile).' }),
+      remaining: Type.Integer({ description: 'Matching alerts left for another request because of the cap.' }),
+    }, { additionalProperties: false }),
+  },
+  { additionalProperties: false },
+);
+export type ByFilterOutcome = Static<typeof ByFilterResult>['data'];

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
+import { retried } from '../../db/retry.ts';
 import type { DB } from '../../db/schema.ts';
 import { actorFrom, type Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -7,10 +8,11 @@ import { iso, isoOrNull } from '../../lib/clock.ts';
 import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
-import { SEVERITIES, STATUSES, type AlertStatus, type Severity } from './alerts-fns.ts';
+import { BY_FILTER_CAP, byFilterStatuses, SEVERITIES, STATUSES, type AlertStatus, type Severity } from './alerts-fns.ts';
 import type { AlertFilter, AlertListRow, AlertRow, AlertsRepo } from './alerts-repo.ts';
 import type { AlertWriter } from './alert-writer.ts';
-import type { Alert, AlertDetail, AlertListQuery, BulkItem } from './alerts-schemas.ts';
+import type { AuditService } from '../audit/audit-service.ts';
+import type { Alert, AlertDetail, AlertFilterFields, AlertListQuery, BulkItem, ByFilterBody, ByFilterOutcome } from './alerts-schemas.ts';
 
 type Action = 'acknowledge' | 'resolve';
 
@@ -40,7 +42,7 @@ export interface AlertIncidents {
   alertAnswered(db: Kysely<DB>, orgId: string, incidentId: string, actor: Actor, at: number): Promise<void>;
 }
 
-export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pick<AlertWriter, 'transition'>; incidents: AlertIncidents; clock: Clock; cursors: CursorCodec }) {
+export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pick<AlertWriter, 'transition'>; incidents: AlertIncidents; audit: Pick<AuditService, 'record'>; clock: Clock; cursors: CursorCodec }) {
   const { store, repo, clock, cursors } = deps;
 
   const toAlert = (r: AlertListRow): Alert => ({
@@ -72,7 +74,7 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
     incidentNumber: r.incident_id === null ? null : await repo.incidentNumber(store.db, r.org_id, r.incident_id),
   });
 
-  function filterOf(q: AlertListQuery): AlertFilter {
+  function filterOf(q: AlertFilterFields): AlertFilter {
     const labels = (q.label ?? []).map((l): [string, string] => {
       const i = l.indexOf('=');
       return [l.slice(0, i), l.slice(i + 1)];
@@ -94,11 +96,13 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
 
   /**
    * Applies an action to one alert: the move itself is one conditional UPDATE, so racing callers agree; its
-   * incident follows in the same transaction (answered once none of its alerts is left firing or open).
+   * incident follows in the same transaction (answered once none of its alerts is left firing or open). The alert
+   * and its incident are locked in that order, and a workflow run or escalation can take them the other way: a
+   * deadlock rolls the whole answer back, so it is tried again rather than answered 500.
    */
   function act(orgId: string, actor: Actor, id: string, action: Action): Promise<AlertRow> {
     const rule = RULES[action];
-    return store.db.transaction().execute(async (trx) => {
+    return retried(() => store.db.transaction().execute(async (trx) => {
       const at = clock.now();
       const moved = await deps.writer.transition(trx, orgId, id, rule.from, rule.to, actor, at);
       if (moved) {
@@ -109,7 +113,7 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
       if (!current) throw notFound('Alert');
       if (rule.noop.includes(current.status as AlertStatus)) return current;
       throw new AppError('CONFLICT', `Cannot ${action} an alert that is ${current.status}`);
-    });
+    }));
   }
 
   /** The alert a sender names by its own key (an open alert's fingerprint) or by id, if that sender's integration sent it. */
@@ -118,6 +122,20 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
       ? await repo.openByFingerprint(store.db, orgId, target.fingerprint)
       : await repo.get(store.db, orgId, target.id);
     return row?.integration_id === integrationId ? row : undefined;
+  }
+
+  async function bulk(orgId: string, actor: Actor, action: Action, ids: string[]): Promise<BulkItem[]> {
+    const results: BulkItem[] = [];
+    for (const id of ids) {
+      try {
+        const row = await act(orgId, actor, id, action);
+        results.push({ id, ok: true, status: row.status as AlertStatus });
+      } catch (err) {
+        if (!(err instanceof AppError) || (err.code !== 'NOT_FOUND' && err.code !== 'CONFLICT')) throw err;
+        results.push({ id, ok: false, code: err.code });
+      }
+    }
+    return results;
   }
 
   return {
@@ -161,18 +179,34 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
       return row ? ((await repo.edit(store.db, orgId, row.id, changes, clock.now())) ?? null) : null;
     },
 
-    async bulk(orgId: string, actor: Actor, action: Action, ids: string[]): Promise<BulkItem[]> {
-      const results: BulkItem[] = [];
-      for (const id of ids) {
-        try {
-          const row = await act(orgId, actor, id, action);
-          results.push({ id, ok: true, status: row.status as AlertStatus });
-        } catch (err) {
-          if (!(err instanceof AppError) || (err.code !== 'NOT_FOUND' && err.code !== 'CONFLICT')) throw err;
-          results.push({ id, ok: false, code: err.code });
-        }
-      }
-      return results;
+    bulk,
+
+    /**
+     * "Acknowledge/resolve all matching": a dry run counts the alerts the filter selects that the action can
+     * change, as of now; the confirmed request acts on those created up to that moment, at most the cap, each
+     * through the same rule as one alert (its incident follows). If more match than the person confirmed (a
+     * window ended, an alert was reopened), nothing changes: 409, count again. One audit event says what was asked and done.
+     */
+    async byFilter(orgId: string, actor: Actor, body: ByFilterBody): Promise<ByFilterOutcome> {
+      const filter = filterOf(body.filter);
+      const base = { dryRun: body.dryRun === true, cap: BY_FILTER_CAP, changed: 0, unchanged: 0, remaining: 0 };
+      if (!body.dryRun && !body.confirm) throw invalid('/confirm', 'required unless dryRun is true: count first, then repeat the count and asOf the person agreed to');
+      const asOf = body.dryRun ? clock.now() : Date.parse(body.confirm!.asOf);
+      const statuses = byFilterStatuses(RULES[body.action].from, filter.status as AlertStatus[] | undefined);
+      const scoped: AlertFilter = { ...filter, status: statuses, until: Math.min(filter.until ?? Infinity, asOf + 1) };
+      const matching = statuses.length === 0 ? 0 : await repo.count(store.db, orgId, scoped);
+      if (body.dryRun) return { ...base, matching, asOf: iso(asOf), remaining: Math.min(matching, BY_FILTER_CAP) };
+      const confirmed = body.confirm!.count;
+      if (matching > confirmed) throw new AppError('CONFLICT', `${matching} alerts match now, ${confirmed} were confirmed: count again`);
+      const ids = matching === 0 ? [] : await repo.ids(store.db, orgId, scoped, BY_FILTER_CAP);
+      const results = await bulk(orgId, actor, body.action, ids);
+      const changed = results.filter((r) => r.ok).length;
+      const outcome = { ...base, matching, asOf: iso(asOf), changed, unchanged: results.length - changed, remaining: Math.max(0, matching - ids.length) };
+      await deps.audit.record(store.db, {
+        orgId, actor, action: `alert.${body.action === 'acknowledge' ? 'acknowledged' : 'resolved'}_matching`,
+        metadata: { filter: body.filter, matching, changed: outcome.changed, unchanged: outcome.unchanged, remaining: outcome.remaining },
+      });
+      return outcome;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useClients } from '../../api/clients';
+import type { paths } from '../../api/schema';
 import type { AlertQuery } from '../../api/types';
 
 const PAGE = 50;
@@ -55,6 +56,33 @@ export function useBulkAction() {
     mutationFn: ({ action, ids }: { action: AlertAction; ids: string[] }) => unwrap(api.POST('/alerts/bulk', { body: { action, ids } })),
     onSettled: () => Promise.all([qc.invalidateQueries({ queryKey: ['alerts'] }), qc.invalidateQueries({ queryKey: ['alert'] })]),
   });
+}
+
+type ByFilterBody = NonNullable<paths['/alerts/bulk-by-filter']['post']['requestBody']>['content']['application/json'];
+export type AlertFilter = ByFilterBody['filter'];
+
+/** The filters of a list query, without its page: what "all matching" acts on. */
+export function filterOf(query: AlertQuery): AlertFilter {
+  const { limit: _limit, cursor: _cursor, ...filter } = query;
+  return filter;
+}
+
+/**
+ * "Acknowledge/resolve all matching": `count` asks how many the action would change (nothing changes), `confirm`
+ * acts on that count as of the moment it was made; the server refuses if more match by then.
+ */
+export function useByFilter() {
+  const qc = useQueryClient();
+  const count = useMutation({
+    mutationFn: ({ action, filter }: { action: AlertAction; filter: AlertFilter }) =>
+      unwrap(api.POST('/alerts/bulk-by-filter', { body: { action, filter, dryRun: true } })),
+  });
+  const confirm = useMutation({
+    mutationFn: ({ action, filter, matching, asOf }: { action: AlertAction; filter: AlertFilter; matching: number; asOf: string }) =>
+      unwrap(api.POST('/alerts/bulk-by-filter', { body: { action, filter, confirm: { count: matching, asOf } } })),
+    onSettled: () => Promise.all([qc.invalidateQueries({ queryKey: ['alerts'] }), qc.invalidateQueries({ queryKey: ['alert'] }), qc.invalidateQueries({ queryKey: ['incidents'] })]),
+  });
+  return { count, confirm };
 }
 
 /** The integrations and clients the filters offer (the first 100 of each: the API's page limit). */

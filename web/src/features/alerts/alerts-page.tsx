@@ -11,7 +11,8 @@ import { Loading, Page } from '../../components/page';
 import { Pager, useCursorPages } from '../../components/pager';
 import { useNarrow } from '../../components/use-narrow';
 import { useCan } from '../auth/session';
-import { alertQueryOf, useAlerts, useBulkAction, useFilterChoices, type AlertAction } from './alerts-api';
+import { ConfirmDialog } from '../../components/confirm-dialog';
+import { alertQueryOf, filterOf, useAlerts, useBulkAction, useByFilter, useFilterChoices, type AlertAction, type AlertFilter } from './alerts-api';
 
 const STATUS_CHOICES = [
   { value: 'firing,acknowledged', label: 'Open (firing or acknowledged)' },
@@ -84,6 +85,57 @@ function PrimaryAction({ alert: a }: { alert: AlertListItem }) {
   );
 }
 
+const VERB: Record<AlertAction, { verb: string; done: string }> = {
+  acknowledge: { verb: 'Acknowledge', done: 'Acknowledged' },
+  resolve: { verb: 'Resolve', done: 'Resolved' },
+};
+
+/**
+ * "Acknowledge/resolve all matching": the server counts what the filters select (every page, not only this one),
+ * the person confirms that number, and the server acts on no more than it (docs/api.md, alerts).
+ */
+function AllMatching({ filter }: { filter: AlertFilter }) {
+  const { count, confirm } = useByFilter();
+  const [asked, setAsked] = useState<AlertAction | null>(null);
+  const counted = asked !== null ? count.data?.data : undefined;
+  const ask = (action: AlertAction) => {
+    confirm.reset();
+    setAsked(action);
+    count.mutate({ action, filter });
+  };
+  const close = () => { setAsked(null); count.reset(); };
+  const act = () => {
+    if (!asked || !counted) return;
+    confirm.mutate({ action: asked, filter, matching: counted.matching, asOf: counted.asOf }, { onSettled: close });
+  };
+  const take = counted ? Math.min(counted.matching, counted.cap) : 0;
+  const done = confirm.data?.data;
+  const doneVerb = confirm.variables ? VERB[confirm.variables.action].done : '';
+  return (
+    <>
+      <button type="button" className="secondary" disabled={count.isPending} onClick={() => ask('acknowledge')}>Acknowledge all matching…</button>
+      <button type="button" className="secondary" disabled={count.isPending} onClick={() => ask('resolve')}>Resolve all matching…</button>
+      {done && (
+        <span role="status">
+          {doneVerb} {plural(done.changed, 'alert')}.
+          {done.unchanged > 0 && ` ${plural(done.unchanged, 'alert')} had already changed.`}
+          {done.remaining > 0 && ` ${plural(done.remaining, 'more alert')} match: ask again for the rest.`}
+        </span>
+      )}
+      <ErrorDisplay error={count.error ?? confirm.error} />
+      {asked && counted && (
+        <ConfirmDialog open title={`${VERB[asked].verb} all matching alerts?`} busy={confirm.isPending || take === 0}
+          confirmLabel={take === 0 ? VERB[asked].verb : `${VERB[asked].verb} ${plural(take, 'alert')}`} onConfirm={act} onCancel={close}>
+          {take === 0
+            ? <p>No alert matching these filters can be {asked === 'resolve' ? 'resolved' : 'acknowledged'}.</p>
+            : <p>{plural(counted.matching, 'alert')} matching these filters, on every page, can be {asked === 'resolve' ? 'resolved' : 'acknowledged'}; their incidents follow.</p>}
+          {counted.matching > counted.cap && <p>At most {counted.cap.toLocaleString()} change at a time: the newest now, the rest when you ask again.</p>}
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
 /** A phone's alert: title, severity, status and age, its next action at the bottom where the thumb is. */
 function Card({ alert: a, canWrite, selected, onToggle }: { alert: AlertListItem; canWrite: boolean; selected: boolean; onToggle: () => void }) {
   return (
@@ -147,6 +199,7 @@ export default function AlertsPage() {
             </>
           )}
           {refused > 0 && <span role="status">{plural(refused, 'alert')} could not change (already resolved, or gone).</span>}
+          {(!narrow || selected.size === 0) && <AllMatching filter={filterOf(alertQueryOf(params))} />}
         </div>
       )}
       <ErrorDisplay error={bulk.error ?? list.error} />
