@@ -27,7 +27,7 @@ describe('served OpenAPI document', () => {
 
   it('describes every operation of this build with its scope, bearer auth and error responses', () => {
     const expected = [
-      'get /alerts', 'post /alerts/bulk', 'get /alerts/{id}', 'post /alerts/{id}/acknowledge', 'post /alerts/{id}/resolve',
+      'get /alerts', 'post /alerts/bulk', 'post /alerts/bulk-by-filter', 'get /alerts/{id}', 'post /alerts/{id}/acknowledge', 'post /alerts/{id}/resolve',
       'get /alerts/{id}/notifications',
       'get /integrations', 'post /integrations', 'get /integrations/{id}', 'put /integrations/{id}', 'patch /integrations/{id}', 'delete /integrations/{id}',
       'get /integrations/presets', 'post /integrations/{id}/preview', 'post /integrations/{id}/rotate-token', 'get /integrations/{id}/rejections',
