@@ -137,7 +137,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   };
 
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
-  const apiKeys = apiKeysService({ store, repo: apiKeysRepo(), audit, clock, cursors, env: config.env });
+  const apiKeys = apiKeysService({ store, repo: apiKeysRepo(store), audit, clock, cursors, env: config.env });
   const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
   // What every channel sends with; channels that cannot send without their provider say so (GET /channels).
   const channelDeps: ChannelDeps = {

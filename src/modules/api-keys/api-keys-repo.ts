@@ -1,18 +1,34 @@
 import type { Kysely } from 'kysely';
+import type { StatementSync } from 'node:sqlite';
+import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
 
 export type ApiKeyRow = DB['api_keys'];
 
-export function apiKeysRepo() {
+export type KeyByHash = Pick<ApiKeyRow, 'id' | 'org_id' | 'key_hash' | 'scopes' | 'expires_at' | 'revoked_at'>;
+
+/** Every REST request reads its key's row: written out once as SQL and prepared, not built per request. */
+const BY_HASH_SQL = (p: string) => `select id, org_id, key_hash, scopes, expires_at, revoked_at from api_keys where key_hash = ${p}`;
+
+function keyByHash(store: Store): (hash: string) => Promise<KeyByHash | undefined> {
+  const { sqlite, pg } = store;
+  if (sqlite) {
+    let statement: StatementSync | undefined;
+    return async (hash) => sqlite.read((raw) => (statement ??= raw.prepare(BY_HASH_SQL('?'))).get(hash) as KeyByHash | undefined);
+  }
+  if (!pg) throw new Error('a PostgreSQL store without prepared statements');
+  return async (hash) => (await pg.run<KeyByHash>('api_key_by_hash', BY_HASH_SQL('$1'), [hash]))[0];
+}
+
+export function apiKeysRepo(store: Store) {
+  const byHash = keyByHash(store);
   const active = (db: Kysely<DB>, orgId: string) =>
     db.selectFrom('api_keys').where('org_id', '=', orgId).where('revoked_at', 'is', null);
   return {
     insert: (db: Kysely<DB>, row: ApiKeyRow) => db.insertInto('api_keys').values(row).execute(),
-    findByHash: (db: Kysely<DB>, hash: string) =>
-      db.selectFrom('api_keys').select(['id', 'org_id', 'key_hash', 'scopes', 'expires_at', 'revoked_at'])
-        .where('key_hash', '=', hash).executeTakeFirst(),
+    findByHash: byHash,
     page: (db: Kysely<DB>, orgId: string, limit: number, after: Keyset | null) =>
       keysetPage(active(db, orgId).selectAll(), limit, after).execute(),
     count: (db: Kysely<DB>, orgId: string) => countRows(active(db, orgId)),

@@ -47,7 +47,7 @@ export function apiKeysService(deps: { store: Store; repo: ApiKeysRepo; audit: A
     async authenticate(key: string): Promise<Principal | null> {
       if (!isWellFormedKey(key, env)) return null;
       const hash = hashKey(key);
-      const row = await repo.findByHash(store.db, hash);
+      const row = await repo.findByHash(hash);
       if (!row || !sameHash(row.key_hash, hash)) return null;
       if (row.revoked_at !== null) return null;
       if (row.expires_at !== null && row.expires_at <= clock.now()) return null;
