@@ -248,5 +248,20 @@ for (const kind of STORE_KINDS) {
       assert.match(expired.body, /expired/);
       assert.equal((await incident(org, incidentId)).status, 'acknowledged');
     });
+
+    it('one acknowledge link used twice at the same moment: one 200, the other 409, one acknowledgement', async () => {
+      const path = `/hook-${h.kind}-race`;
+      const { org, fire } = await escalating([{ delayMinutes: 0, targets: [{ type: 'channel', channel: 'webhook', target: { url: `${web.base}${path}` } }] }]);
+      const { incidentId } = await fire();
+      const hit = await eventually('the page', () => web.hits.find((x) => x.path === path));
+      const ackUrl = new URL(JSON.parse(hit.body.toString()).acknowledgeUrl as string);
+      const post = () => h.app.inject({ method: 'POST', url: ackUrl.pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+      const answers = await Promise.all([post(), post()]);
+      assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 409], answers.map((a) => a.body).join('\n'));
+      const inc = await incident(org, incidentId);
+      assert.equal(inc.status, 'acknowledged');
+      const acks = (inc.timeline as Array<Record<string, any>>).filter((t) => t.type === 'status_changed');
+      assert.equal(acks.length, 1, JSON.stringify(acks));
+    });
   });
 }
