@@ -73,6 +73,11 @@ export interface Config {
    * 60,000. For tests only, which shorten it to see a policy run in seconds.
    */
   readonly escalationMinuteMs: number;
+  /**
+   * How often the live stream's poller reads new events (LIVE_POLL_MS): 250 ms on SQLite; 2,000 ms on
+   * PostgreSQL, where NOTIFY wakes it at once and the poll is a fallback. Tests lengthen it to prove NOTIFY.
+   */
+  readonly livePollMs: number | null;
   /** Providers the channels call, set by the operator (organizations configure their own Slack app and Telegram bot). */
   readonly providers: {
     readonly twilio: TwilioConfig | null;
@@ -275,6 +280,7 @@ export function loadConfig(env: Env = process.env): Config {
     handoffCheckSeconds: int(env, 'HANDOFF_CHECK_SECONDS', 60, 1, 300),
     reportCheckSeconds: int(env, 'REPORT_CHECK_SECONDS', 300, 1, 3600),
     escalationMinuteMs: int(env, 'ESCALATION_MINUTE_MS', 60_000, 10, 60_000),
+    livePollMs: env.LIVE_POLL_MS === undefined || env.LIVE_POLL_MS === '' ? null : int(env, 'LIVE_POLL_MS', 0, 10, 3_600_000),
     providers: Object.freeze({
       twilio: twilio(env),
       slackApiUrl: (url(env, 'SLACK_API_URL', ['https:', 'http:']) ?? 'https://slack.com/api').replace(/\/+$/, ''),

@@ -247,7 +247,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     store, repo: liveRepo(), clock, log,
     // PostgreSQL wakes the poller by NOTIFY, so its poll is only a fallback; SQLite has no such signal.
     opts: {
-      pollMs: config.store.kind === 'postgres' ? 2_000 : 250,
+      pollMs: config.livePollMs ?? (config.store.kind === 'postgres' ? 2_000 : 250),
       listenUrl: config.store.kind === 'postgres' ? config.store.url : null,
       maxStreamsPerOrg: 50,
       retentionMs: LIVE_RETENTION_MS,

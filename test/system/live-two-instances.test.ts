@@ -7,14 +7,17 @@ import { createTestStore, type TestStore } from '../support/stores.ts';
 /**
  * Two `alertflow serve` processes on one PostgreSQL: a stream open on B carries what was ingested through A
  * (the alert writer's row and NOTIFY reach B's poller), and a resume on A replays what B's stream carried.
+ * Their fallback poll is set to 10 minutes, so that only NOTIFY can bring the event within the test's wait: no
+ * clock is read, and a busy machine cannot fail it. How fast it arrives is `npm run bench:live`'s figure.
  */
+const NO_POLL = { LIVE_POLL_MS: String(10 * 60_000) };
 describe('live events across two instances (postgres)', { timeout: 120_000 }, () => {
   let store: TestStore;
   let servers: ServerProcess[] = [];
   let org: CreatedOrg;
   before(async () => {
     store = await createTestStore('postgres');
-    servers = await Promise.all([0, 1].map(() => startServer({ DATABASE_URL: store.url })));
+    servers = await Promise.all([0, 1].map(() => startServer({ DATABASE_URL: store.url, ...NO_POLL })));
     org = await createOrg(store.url);
   });
   after(async () => {
@@ -25,19 +28,16 @@ describe('live events across two instances (postgres)', { timeout: 120_000 }, ()
     }
   });
 
-  it('an alert ingested through A arrives on a stream from B within 2 s; resuming on A replays it', async () => {
+  it('an alert ingested through A arrives on a stream from B, woken by NOTIFY; resuming on A replays it', async () => {
     const [a, b] = servers as [ServerProcess, ServerProcess];
     const integ = await createIntegration(a, org.apiKey);
     const auth = { authorization: `Bearer ${org.apiKey}` };
     const onB = await openSse(`${b.url}/api/v1/events`, auth);
     assert.equal(onB.status, 200);
-    const before = Date.now();
     const sent = await a.request('POST', integ.path, { body: { title: 'Disk full on db1', severity: 'critical' } });
     assert.equal(sent.status, 200, sent.raw);
     const alertId = sent.body.data.alerts[0].alertId as string;
-    const arrived = await onB.next((e) => e.event === 'alert.created' && e.data.id === alertId, 10_000);
-    const tookMs = Date.now() - before;
-    assert.ok(tookMs < 2_000, `took ${tookMs} ms`);
+    const arrived = await onB.next((e) => e.event === 'alert.created' && e.data.id === alertId, 30_000);
     onB.close();
 
     const resolved = await b.request('POST', `/api/v1/alerts/${alertId}/resolve`, { key: org.apiKey, body: {} });
