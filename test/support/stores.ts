@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -48,4 +49,26 @@ export async function createTestStore(kind: StoreKind): Promise<TestStore> {
       }
     },
   };
+}
+
+/**
+ * Reads the store of a real server process straight from the database, for what its API does not show (such as
+ * one organization's deliveries over all its alerts). `sql` uses `$1`, `$2`… on both kinds.
+ */
+export async function queryStore<R extends Record<string, unknown>>(store: TestStore, sql: string, params: Array<string | number> = []): Promise<R[]> {
+  if (store.config.kind === 'sqlite') {
+    const db = new DatabaseSync(store.config.file, { readOnly: true });
+    try {
+      return db.prepare(sql.replace(/\$(\d+)/g, '?$1')).all(...params) as R[];
+    } finally {
+      db.close();
+    }
+  }
+  const c = new pg.Client({ connectionString: store.url });
+  await c.connect();
+  try {
+    return (await c.query(sql, params)).rows as R[];
+  } finally {
+    await c.end();
+  }
 }

@@ -4,16 +4,20 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createIntegration, createOrg, sleep, startServer, stopAll, type CreatedOrg, type ServerProcess } from '../support/process.ts';
 import { startHttpSink, startSmtpSink, type HttpSink, type SmtpSink } from '../support/sinks.ts';
-import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { createTestStore, queryStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
 import { eventually } from '../support/eventually.ts';
 
 /**
  * One tenant cannot delay another's pages: organization A has 4,000 webhook deliveries to a host that accepts
  * connections and never answers, while organization B's alerts page by webhook and email within seconds.
+ * How many seconds is a figure for `npm run bench:fairness` (target ≤ 5 s, docs/benchmarks.md), which runs this
+ * file and reads the line it prints. Asserted here is what no load on the machine can bring about: B waiting
+ * behind A's backlog, which at 2 s a dead delivery would take many minutes. The bound is 20 s: ten times the
+ * slowest page seen on a loaded machine (2.0 s against 0.3–0.5 s when quiet).
  */
 
 const BACKLOG = 4000;
-const PAGE_BOUND_MS = 5000;
+const PAGE_BOUND_MS = 20_000;
 
 /** A TCP server on loopback that accepts every connection and never answers; counts connections. */
 async function startDeadHost(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
@@ -101,12 +105,17 @@ for (const kind of STORE_KINDS) {
       // The breaker: the dead host is not waited on thousands of times.
       assert.ok(dead.connections() < 50, `${dead.connections()} connections to the dead host`);
 
-      // Nothing of A's is lost: its deliveries are pending (deferred), none given up.
-      const alerts = await server.request('GET', '/api/v1/alerts?limit=5', { key: a.apiKey });
-      for (const alert of alerts.body.data as Array<{ id: string }>) {
-        const log = await server.request('GET', `/api/v1/alerts/${alert.id}/notifications`, { key: a.apiKey });
-        for (const n of log.body.data as Array<{ status: string }>) assert.equal(n.status, 'pending');
-      }
+      // Nothing of A's is lost: all its alerts are stored, and the deliveries its runs made so far are pending
+      // (deferred by the breaker), none given up; there are some to look at.
+      const alerts = await server.request('GET', '/api/v1/alerts?limit=1', { key: a.apiKey });
+      assert.equal(alerts.body.meta.total, BACKLOG);
+      const statuses = () => queryStore<{ status: string; n: number }>(store, 'select status, count(*) as n from notifications where org_id = $1 group by status order by status', [a.org.id]);
+      const made = await eventually('deliveries of A', async () => {
+        const rows = await statuses();
+        return rows.length > 0 ? rows : undefined;
+      }, 60_000, 250);
+      assert.deepEqual(made.map((r) => r.status), ['pending'], JSON.stringify(made));
+      assert.ok(Number(made[0]!.n) > 0);
     });
   });
 }

@@ -7,12 +7,15 @@ import { eventually } from '../support/eventually.ts';
 /**
  * No event-loop stalls: one 1,000-alert payload in an organization with a `create_incident` workflow
  * triggers 1,000 workflow runs that join one incident; meanwhile `/healthz` is asked every 10 ms and must
- * always answer promptly (the bound is generous so that a busy machine does not make it flaky; the measured
- * figure is in docs/benchmarks.md).
+ * keep answering. How promptly is a figure for `npm run bench:fairness` (target ≤ 50 ms, docs/benchmarks.md),
+ * which runs this file and reads the line it prints; asserted here is only what no load on the machine can
+ * bring about: a loop that runs the whole payload or all its workflow runs in one go (7.4 s before the ingest
+ * and the runner let the loop turn) leaves /healthz unanswered for seconds. The bound is 3 s: ten times the
+ * slowest answer seen on a machine at load 20 (450 ms against 31–68 ms when quiet).
  */
 
 const ALERTS = 1000;
-const HEALTHZ_BOUND_MS = 500;
+const HEALTHZ_BOUND_MS = 3000;
 
 /** Asks /healthz every 10 ms until `until` resolves; the longest answer and how many there were. */
 async function pollHealthz(url: string, until: () => Promise<void>): Promise<{ longest: number; answers: number }> {
@@ -51,7 +54,7 @@ for (const kind of STORE_KINDS) {
       await store.drop();
     });
 
-    it(`answers /healthz within ${HEALTHZ_BOUND_MS} ms while a ${ALERTS}-alert payload runs its workflows`, async () => {
+    it(`keeps answering /healthz (each within ${HEALTHZ_BOUND_MS} ms) while a ${ALERTS}-alert payload runs its workflows`, async () => {
       const key = org.apiKey;
       const integ = await createIntegration(server, key);
       const mapped = await server.request('PATCH', `/api/v1/integrations/${integ.id}`, { key, body: { mapping: { itemsPath: 'items' } } });
