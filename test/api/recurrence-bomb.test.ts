@@ -24,11 +24,11 @@ const BOMB = `FREQ=YEARLY;BYDAY=MO,TU,WE,TH,FR,SA,SU;BYHOUR=${all(0, 23)};BYMINU
  * Wall-clock bounds for a shared CI machine (this one ran at load 16 on 2 cores when they were set). On an idle core
  * the heaviest accepted request takes about 20 ms of CPU and `/healthz` answers within the issue's 100 ms beside it
  * (docs/benchmarks.md#recurrence-work-budget); here each request may take 200 ms of the process's CPU (which counts
- * GC and the test's own poller) and `/healthz` may wait 2 s, a sixth of the 12 s the row 1 rule used to hold every
- * request for, so the test fails on that stall and not on the machine's noise.
+ * GC and the test's own poller) and `/healthz` may wait 3 s (as test/system/stalls.test.ts allows), a quarter of the
+ * 12 s the row 1 rule held every request for, so the test fails on that stall and not on the machine's noise.
  */
 const CPU_MS_PER_REQUEST = 200;
-const HEALTHZ_BOUND_MS = 2000;
+const HEALTHZ_BOUND_MS = 3000;
 const wide = Array.from({ length: 12 }, (_, i) => ({ days: ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'], from: `${String(2 * i).padStart(2, '0')}:00`, to: `${String((2 * i + 2) % 24).padStart(2, '0')}:00` }));
 
 for (const kind of STORE_KINDS) {
