@@ -62,6 +62,8 @@ export interface Config {
   readonly ingestWriterThread: boolean;
   /** How often alerts of ended suppression windows are returned to firing. */
   readonly suppressionSweepSeconds: number;
+  /** How often flapping alerts that have been stable long enough stop flapping (FLAP_SWEEP_SECONDS). */
+  readonly flapSweepSeconds: number;
   /** How often worker roles look for missed heartbeats. */
   readonly heartbeatCheckSeconds: number;
   /** How often worker roles look for shifts that started (handoff notices). */
@@ -276,6 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingestBatchMax: int(env, 'INGEST_BATCH_MAX', 256, 1, 10_000),
     ingestWriterThread: bool(env, 'INGEST_WRITER_THREAD', false),
     suppressionSweepSeconds: int(env, 'SUPPRESSION_SWEEP_SECONDS', 15, 1, 86_400),
+    flapSweepSeconds: int(env, 'FLAP_SWEEP_SECONDS', 30, 1, 3_600),
     heartbeatCheckSeconds: int(env, 'HEARTBEAT_CHECK_SECONDS', 15, 1, 3_600),
     handoffCheckSeconds: int(env, 'HANDOFF_CHECK_SECONDS', 60, 1, 300),
     reportCheckSeconds: int(env, 'REPORT_CHECK_SECONDS', 300, 1, 3600),

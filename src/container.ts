@@ -46,6 +46,8 @@ import { clientsRepo } from './modules/clients/clients-repo.ts';
 import { clientsService } from './modules/clients/clients-service.ts';
 import { contactsRepo } from './modules/contacts/contacts-repo.ts';
 import { contactsService } from './modules/contacts/contacts-service.ts';
+import { periodic } from './lib/periodic.ts';
+import { flapNotices } from './modules/automation/flap-notices.ts';
 import { inboundRepo } from './modules/inbound/inbound-repo.ts';
 import { inboundService } from './modules/inbound/inbound-service.ts';
 import { ingestCache } from './modules/ingest/ingest-cache.ts';
@@ -219,6 +221,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const inbound = inboundService({ store, repo: inboundRepo(), ingest, alerts, clock, log });
   const suppression = suppressionService({ store, repo: suppressionRows, alerts: alertWrites, audit, clock, cursors, log });
   const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
+  const flapSweeper = workers ? periodic(config.flapSweepSeconds * 1000, () => alertWrites.settleFlaps(store.db, clock.now()), log, 'flap sweep failed') : undefined;
   const notificationRows = notificationsRepo();
   const answerRows = answersRepo();
   // Answers through channels (an SMS reply, a key on a call, a chat button) move incidents through their service.
@@ -261,7 +264,11 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     minuteMs: config.escalationMinuteMs, secret, baseUrl: config.baseUrl, outboundAllow: config.outboundAllow, log,
   });
   const pageLinks = pageLinksService({ store, repo: escalationRows, incidents, audit, clock, secret });
-  const runner = workflowRunner({ store, alerts: alertRows, writer: alertWrites, incidents, notifications, schedules, escalations, queue, clock, log });
+  const runner = workflowRunner({
+    store, alerts: alertRows, writer: alertWrites, incidents, notifications, schedules, escalations, queue, clock, log,
+    flapNotices: () => notices,
+  });
+  const notices = flapNotices({ store, members: contacts, notifications, queueDelivery: (db, p, event) => runner.queueDelivery(db, p, event) });
   const imports = importsService({
     store, repo: importsRepo(), users, contacts, schedules, escalations, integrations, workflows, orgExists: (id) => orgs.exists(id), clock, log,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), sources: IMPORT_SOURCES,
@@ -280,6 +287,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   }
 
   return {
+    /** The one alert writer (tests run its flap sweep at a time of their choosing). */
+    alertWrites,
     config,
     clock,
     store,
@@ -329,6 +338,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       await queue.stop(JOB_STOP_TIMEOUT_MS);
       await sweeper?.stop();
       await heartbeatChecker?.stop();
+      await flapSweeper?.stop();
       await handoffChecker?.stop();
       await reportSender?.stop();
       mailer?.close();

@@ -96,6 +96,10 @@ export interface DB {
     rejected_count: number;
     last_alert_at: number | null;
     last_rejected_at: number | null;
+    /** Flap detection (migration 0032): this many changes within the window make an alert flap; unchanged for `flap_stable_seconds`, it stops. */
+    flap_threshold?: number;
+    flap_window_seconds?: number;
+    flap_stable_seconds?: number;
     created_at: number;
     updated_at: number;
   };
@@ -366,9 +370,16 @@ export interface DB {
     resolved_by_type: string | null;
     resolved_by_id: string | null;
     suppression_id: string | null;
+    /**
+     * 1: written while its fingerprint flaps (migration 0032); 0 again once the fingerprint is stable. Optional
+     * only for rows built before their insert (the column defaults to 0); read rows carry it.
+     */
+    flapping?: number | undefined;
     created_at: number;
     updated_at: number;
   };
+  /** Each (integration, fingerprint)'s recent changes and flapping state, kept by the alert writer (migration 0032). */
+  alert_flaps: { org_id: string; integration_id: string; fingerprint: string; changes: string; flapping: number; since: number | null; last_change_at: number };
   analytics_hourly: AnalyticsCounts & { org_id: string; dim: string; hour: number; key: string };
   analytics_daily: AnalyticsCounts & { org_id: string; dim: string; day: number; key: string };
   analytics_noisy_daily: AnalyticsCounts & { org_id: string; day: number; integration_id: string; fingerprint: string; client_id: string; title: string };

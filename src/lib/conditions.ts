@@ -18,7 +18,7 @@ export const CONDITION_OPS = ['eq', 'neq', 'in', 'nin', 'contains', 'startsWith'
 export type ConditionOp = (typeof CONDITION_OPS)[number];
 
 /** The alert fields a condition can name, besides `labels.<key>` and `annotations.<key>`. */
-export const CONDITION_FIELDS = ['title', 'severity', 'status', 'source', 'description', 'fingerprint', 'clientId', 'integrationId'] as const;
+export const CONDITION_FIELDS = ['title', 'severity', 'status', 'source', 'description', 'fingerprint', 'clientId', 'integrationId', 'flapping'] as const;
 type AlertField = (typeof CONDITION_FIELDS)[number];
 
 const MAX_VALUE = 1024;
@@ -58,6 +58,8 @@ export interface ConditionSubject {
   fingerprint: string;
   clientId: string | null;
   integrationId: string | null;
+  /** `true` while the alert's fingerprint flaps (docs/paging.md, "Flapping alerts"), else `false`; absent for an alert not yet stored. */
+  flapping?: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
 }

@@ -11,7 +11,7 @@ export function alertOf(over: Partial<Alert> = {}): Alert {
     id: 'alt_1', title: 'Disk almost full on db1', severity: 'critical', status: 'firing', source: 'node-exporter',
     description: 'Only 3% left.', fingerprint: 'fp', labels: { host: 'db1', env: 'prod' },
     annotations: { runbook_url: 'https://runbooks.example.com/disk' }, integrationId: null, clientId: null, incidentId: 'inc_1',
-    suppressionId: null, occurrences: 1, lastSeenAt: '2026-11-21T10:00:00.000Z', acknowledgedAt: null, acknowledgedBy: null,
+    suppressionId: null, occurrences: 1, flapping: false, lastSeenAt: '2026-11-21T10:00:00.000Z', acknowledgedAt: null, acknowledgedBy: null,
     resolvedAt: null, resolvedBy: null, createdAt: '2026-11-21T10:00:00.000Z', updatedAt: '2026-11-21T10:00:00.000Z', ...over,
   };
 }

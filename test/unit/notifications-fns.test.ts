@@ -22,6 +22,7 @@ const alert: Alert = {
   incidentId: 'inc_1',
   suppressionId: null,
   occurrences: 3,
+  flapping: false,
   lastSeenAt: '2026-11-21T10:05:00.000Z',
   acknowledgedAt: null,
   acknowledgedBy: null,

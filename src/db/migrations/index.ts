@@ -29,6 +29,7 @@ import m0028 from './0028_channel_answers.ts';
 import m0029 from './0029_calendar_feeds.ts';
 import m0030 from './0030_channel_settings.ts';
 import m0031 from './0031_key_use_per_minute.ts';
+import m0032 from './0032_flapping.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -63,6 +64,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0029_calendar_feeds', m0029],
   ['0030_channel_settings', m0030],
   ['0031_key_use_per_minute', m0031],
+  ['0032_flapping', m0032],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

@@ -1,5 +1,6 @@
 import { changeFacts, type Fact } from '../analytics/analytics-fns.ts';
 import type { LiveChange } from '../live/live-feed.ts';
+import { isFlapChange } from './flap-fns.ts';
 
 /**
  * What follows from a change of an alert, decided here once for every writer (ingest, the API, incidents,
@@ -30,7 +31,8 @@ export interface AlertState {
 export interface OutboxEvent {
   orgId: string;
   alertId: string;
-  type: 'alert.created' | 'alert.acknowledged' | 'alert.resolved' | 'alert.reopened';
+  /** `alert.flapping` / `alert.stable`: its fingerprint starts or stops flapping (the notices, not workflows). */
+  type: 'alert.created' | 'alert.acknowledged' | 'alert.resolved' | 'alert.reopened' | 'alert.flapping' | 'alert.stable';
   at: number;
 }
 
@@ -42,9 +44,11 @@ export interface Effects {
   live: LiveChange[];
   /** What analytics counts, stored as rollups (analytics-sql.ts). */
   facts: Fact[];
+  /** Changes that count towards flapping (flap-fns.ts), applied by flap-writes.ts before the rest is stored. */
+  flaps: AlertState[];
 }
 
-export const noEffects = (): Effects => ({ counts: new Map(), events: [], live: [], facts: [] });
+export const noEffects = (): Effects => ({ counts: new Map(), events: [], live: [], facts: [], flaps: [] });
 
 /** One job's effects joined to its batch's (kept apart until the job is known to have succeeded). */
 export function mergeEffects(into: Effects, from: Effects): void {
@@ -56,6 +60,7 @@ export function mergeEffects(into: Effects, from: Effects): void {
   into.events.push(...from.events);
   into.live.push(...from.live);
   into.facts.push(...from.facts);
+  into.flaps.push(...from.flaps);
 }
 
 /** How many outbox and live rows a batch stored: what its commit should wake. */
@@ -89,11 +94,13 @@ export function countRows(counts: Map<string, number>): Array<{ orgId: string; s
  * - Outbox: a new alert that fires (or arrives acknowledged) is `alert.created`; a move to acknowledged or
  *   resolved is `alert.acknowledged` / `alert.resolved`; suppressed back to firing is `alert.reopened`. A new
  *   alert stored suppressed, and a move into suppressed, are no events: workflows do not run for them.
+ * - Flapping: a new alert of an integration, or its resolution, is a change its fingerprint's flap state counts.
  * - Live: a new alert is `alert.created`; a move of status, another occurrence or joining an incident is
  *   `alert.updated` (`alert.resolved` when it was resolved).
  */
 export function addEffects(into: Effects, before: AlertState | null, after: AlertState, workflows: boolean): void {
   into.facts.push(...changeFacts(before, after));
+  if (isFlapChange(before, after)) into.flaps.push(after);
   const live = (type: LiveChange['type']) =>
     into.live.push({ orgId: after.org_id, type, id: after.id, status: after.status, severity: after.severity, title: after.title, at: after.updated_at });
   if (before === null) {

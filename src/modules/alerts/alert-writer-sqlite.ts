@@ -3,6 +3,7 @@ import { sqliteRollups } from '../analytics/analytics-sql.ts';
 import { addEffects, countRows, type AlertState, type Effects } from './alert-effects-fns.ts';
 import { HAS_WORKFLOW_SQL, OPEN_BY_FINGERPRINT_SQL, RESOLVE_BY_ID_SQL, rowParams, SENT, upsertSql, valuesSql, type WrittenAlert } from './alert-sql.ts';
 import type { OpResult, WriteOp } from './alert-writer-types.ts';
+import { applyFlapsSync, flapSql } from './flap-writes.ts';
 
 const p = (i: number) => `?${i}`;
 
@@ -21,6 +22,13 @@ export function sqliteAlertWrites(raw: DatabaseSync) {
   const addEvent = raw.prepare('insert into alert_events (org_id, alert_id, type, created_at) values (?1, ?2, ?3, ?4)');
   const addLive = raw.prepare('insert into live_events (org_id, type, entity_id, status, severity, title, created_at) values (?1, ?2, ?3, ?4, ?5, ?6, ?7)');
   const rollups = sqliteRollups(raw);
+  const flapText = flapSql(p);
+  const flapStatements = new Map<string, StatementSync>();
+  const flapRun = (name: string, text: string, params: unknown[]) => {
+    let st = flapStatements.get(name);
+    if (!st) flapStatements.set(name, (st = raw.prepare(text)));
+    return st.all(...(params as Array<string | number | null>)) as Array<Record<string, unknown>>;
+  };
 
   /** Whether the organization has an enabled workflow, read once per batch (the transaction holds the write lock, so it cannot change meanwhile). */
   const workflowsOf = (known: Map<string, boolean>, orgId: string): boolean => {
@@ -52,6 +60,8 @@ export function sqliteAlertWrites(raw: DatabaseSync) {
 
     /** Stores the gathered effects in the open transaction. */
     flush(fx: Effects): void {
+      // First: a fingerprint that starts flapping adds an outbox event and a count to what is stored next.
+      if (fx.flaps.length > 0) applyFlapsSync(flapText, fx, flapRun);
       for (const c of countRows(fx.counts)) addCount.run(c.orgId, c.status, c.n);
       for (const e of fx.events) addEvent.run(e.orgId, e.alertId, e.type, e.at);
       for (const l of fx.live) addLive.run(l.orgId, l.type, l.id, l.status, l.severity, l.title, l.at);

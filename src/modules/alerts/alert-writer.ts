@@ -13,6 +13,8 @@ import {
 import type { AlertStatus } from './alerts-fns.ts';
 import type { AlertRow } from './alerts-repo.ts';
 import type { OpResult, WriteOp } from './alert-writer-types.ts';
+import { settled, stable } from './flap-fns.ts';
+import { applyFlaps, flapSql, flapStateOf, ruleOf } from './flap-writes.ts';
 
 /** Ids per statement, well under either store's limit on bound parameters. */
 const CHUNK = 500;
@@ -73,6 +75,7 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
   const openText = OPEN_BY_FINGERPRINT_SQL(p) + forUpdate;
   const resolveText = RESOLVE_BY_ID_SQL(p);
   const hasWorkflowText = HAS_WORKFLOW_SQL(p);
+  const flapText = flapSql(p);
   const manyText = upsertSql('firing', `select * from unnest(${ALERT_COLUMNS.map((c, i) => `$${i + 1}::${PG_TYPES[c]}[]`).join(', ')})`);
 
   const raw = async <R>(db: Kysely<DB>, text: string, params: readonly unknown[]): Promise<R[]> =>
@@ -98,6 +101,8 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
 
   /** Stores a batch's effects in its transaction and wakes the relay and the live stream once it commits. */
   async function flush(db: Kysely<DB>, fx: Effects): Promise<void> {
+    // First: a fingerprint that starts flapping adds an outbox event and a count to what is stored next.
+    if (fx.flaps.length > 0) await applyFlaps(flapText, fx, (_name, text, params) => raw(db, text, params));
     const counts = countRows(fx.counts);
     if (counts.length > 0) {
       const shard = pg ? Math.floor(Math.random() * PG_SHARDS) : 0;
@@ -232,6 +237,36 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
       }
     },
 
+    /**
+     * Ends the flapping of fingerprints that have not changed for their integration's stable time (a sweep,
+     * some at a time): their alerts lose the mark, and `alert.stable` (the notice) is queued for the newest
+     * alert. A fingerprint that changed meanwhile is left for the change to decide. Returns how many ended.
+     */
+    settleFlaps: (db: Kysely<DB>, now: number, limit = 100): Promise<number> =>
+      writing(db, async (trx, b) => {
+        const candidates = await trx.selectFrom('alert_flaps as f')
+          .innerJoin('integrations as i', (j) => j.onRef('i.org_id', '=', 'f.org_id').onRef('i.id', '=', 'f.integration_id'))
+          .select(['f.org_id', 'f.integration_id', 'f.fingerprint', 'f.changes', 'f.flapping', 'f.since', 'f.last_change_at', 'i.flap_threshold', 'i.flap_window_seconds', 'i.flap_stable_seconds'])
+          .where('f.flapping', '=', 1).orderBy('f.last_change_at').limit(limit).execute();
+        let ended = 0;
+        for (const r of candidates) {
+          const state = flapStateOf(r);
+          if (!settled(state, now, ruleOf(r))) continue;
+          const after = stable(state);
+          const done = await trx.updateTable('alert_flaps').set({ changes: JSON.stringify(after.changes), flapping: 0 })
+            .where('org_id', '=', r.org_id).where('integration_id', '=', r.integration_id).where('fingerprint', '=', r.fingerprint)
+            .where('flapping', '=', 1).where('last_change_at', '=', r.last_change_at).executeTakeFirst();
+          if (Number(done.numUpdatedRows) === 0) continue;
+          const marked = await trx.updateTable('alerts').set({ flapping: 0 })
+            .where('org_id', '=', r.org_id).where('integration_id', '=', r.integration_id).where('fingerprint', '=', r.fingerprint).where('flapping', '=', 1)
+            .returning(['id', 'created_at']).execute();
+          const newest = marked.sort((x, y) => Number(y.created_at) - Number(x.created_at))[0];
+          if (newest) b.fx.events.push({ orgId: r.org_id, alertId: newest.id, type: 'alert.stable', at: now });
+          ended += 1;
+        }
+        return ended;
+      }),
+
     /** A deleted client's alerts belong to no client (kept, as everything else about them). */
     async detachClient(db: Kysely<DB>, orgId: string, clientId: string, at: number): Promise<void> {
       await db.updateTable('alerts').set({ client_id: null, updated_at: at }).where('org_id', '=', orgId).where('client_id', '=', clientId).execute();
@@ -273,6 +308,7 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
           const after = stateOf(w);
           addEffects(fx, Number(w.occurrences) === times ? null : { ...after, occurrences: after.occurrences - times }, after, withWorkflows.has(w.org_id));
         }
+        if (fx.flaps.length > 0) await applyFlaps(flapText, fx, (name, text, params) => run(name, text, params));
         await run('alertflow_alert_effects', PG_EFFECTS_SQL, pgEffectParams(fx));
         await pgRecord(run, fx.facts);
         return out;

@@ -11,7 +11,7 @@ export const OPEN_STATUSES = ['firing', 'acknowledged', 'suppressed'] as const;
 
 /** The columns an alert's conditions read (workflow conditions, suppression matchers). */
 export const SUBJECT_COLUMNS = [
-  'id', 'title', 'severity', 'status', 'source', 'description', 'fingerprint', 'client_id', 'integration_id', 'labels', 'annotations',
+  'id', 'title', 'severity', 'status', 'source', 'description', 'fingerprint', 'client_id', 'integration_id', 'labels', 'annotations', 'flapping',
 ] as const;
 
 /** A stored alert as conditions and templates see it; `readJson` parses the JSON columns of the store's dialect. */
@@ -28,6 +28,7 @@ export const conditionSubject = (
   fingerprint: r.fingerprint,
   clientId: r.client_id,
   integrationId: r.integration_id,
+  flapping: r.flapping === 1 ? 'true' : 'false',
   labels: store.readJson<Record<string, string>>(r.labels),
   annotations: store.readJson<Record<string, string>>(r.annotations),
 });

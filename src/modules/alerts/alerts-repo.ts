@@ -17,12 +17,13 @@ export interface AlertFilter {
   since?: number;
   until?: number;
   q?: string;
+  flapping?: boolean;
 }
 
 const LIST_COLUMNS = [
   'id', 'org_id', 'integration_id', 'client_id', 'incident_id', 'fingerprint', 'title', 'severity', 'status', 'source',
   'description', 'labels', 'annotations', 'occurrences', 'last_seen_at', 'acknowledged_at', 'acknowledged_by_type',
-  'acknowledged_by_id', 'resolved_at', 'resolved_by_type', 'resolved_by_id', 'suppression_id', 'created_at', 'updated_at',
+  'acknowledged_by_id', 'resolved_at', 'resolved_by_type', 'resolved_by_id', 'suppression_id', 'created_at', 'updated_at', 'flapping',
 ] as const;
 export type AlertListRow = Pick<AlertRow, (typeof LIST_COLUMNS)[number]>;
 
@@ -56,6 +57,7 @@ export function alertsRepo(store: Store) {
     if (f.clientId !== undefined) q = q.where('client_id', '=', f.clientId);
     if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
     if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+    if (f.flapping !== undefined) q = q.where('flapping', '=', f.flapping ? 1 : 0);
     if (f.q) q = q.where(sql<boolean>`lower(title) like ${`%${escapeLike(f.q.toLowerCase())}%`} escape '\\'`);
     for (const [k, v] of f.labels ?? []) q = q.where(sql<boolean>`${store.jsonText('labels', k)} = ${v}`);
     return q;
@@ -74,6 +76,10 @@ export function alertsRepo(store: Store) {
     /** Up to `limit` ids of matching alerts, newest first (the list's order). */
     ids: async (db: Kysely<DB>, orgId: string, f: AlertFilter, limit: number): Promise<string[]> =>
       (await filtered(db, orgId, f).select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map((r) => r.id),
+    /** A fingerprint's alerts in one integration, newest first: its state history (the open one and the closed ones, each from its index). */
+    history: (db: Kysely<DB>, orgId: string, integrationId: string, fingerprint: string, limit: number) =>
+      db.selectFrom('alerts').select(['id', 'created_at', 'resolved_at']).where('id', 'in', byFingerprint(db, orgId, fingerprint))
+        .where('integration_id', '=', integrationId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
     incidentNumber: async (db: Kysely<DB>, orgId: string, incidentId: string): Promise<number | null> =>
       (await db.selectFrom('incidents').select('number').where('org_id', '=', orgId).where('id', '=', incidentId).executeTakeFirst())?.number ?? null,
     get: (db: Kysely<DB>, orgId: string, id: string) =>

@@ -4,6 +4,8 @@ import { listOf, PageQuery } from '../../lib/pagination.ts';
 import { SEVERITIES, STATUSES } from './alerts-fns.ts';
 
 const StringMap = Type.Record(Type.String(), Type.String());
+/** How many of its fingerprint's alerts an alert's detail shows as its state history. */
+export const HISTORY_MAX = 50;
 
 const alertFields = {
   id: Type.String(),
@@ -20,6 +22,7 @@ const alertFields = {
   incidentId: Nullable(Type.String()),
   suppressionId: Nullable(Type.String({ description: 'While `suppressed` by a suppression window: that window.' })),
   occurrences: Type.Integer({ description: 'Payloads received for this alert (1 + deduplicated repeats).' }),
+  flapping: Type.Boolean({ description: 'Its fingerprint flaps in its integration (docs/paging.md, "Flapping alerts"): it changed between firing and resolved at least the integration\'s `flapping.threshold` times within its window, and has not been stable since. Its changes do not page.' }),
   lastSeenAt: Timestamp,
   acknowledgedAt: Nullable(Timestamp),
   acknowledgedBy: Nullable(Actor),
@@ -35,6 +38,10 @@ export const AlertDetail = Type.Object(
     ...alertFields,
     payload: Type.Unknown({ description: 'The last raw payload received for this alert, as sent.' }),
     incidentNumber: Nullable(Type.Integer({ description: 'The number of `incidentId` (per organization, from 1), to show beside its id.' })),
+    history: Type.Array(
+      Type.Object({ alertId: Type.String(), firedAt: Timestamp, resolvedAt: Nullable(Timestamp) }, { additionalProperties: false }),
+      { maxItems: HISTORY_MAX, description: `The state history of its fingerprint in its integration: each time it fired (an alert) and when that resolved (null: open), newest first, at most ${HISTORY_MAX}. Empty for an alert of no integration.` },
+    ),
   },
   { additionalProperties: false },
 );
@@ -53,6 +60,7 @@ const filterFields = {
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Created at or after.' })),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'Created before.' })),
   q: Type.Optional(Type.String({ maxLength: 200, description: 'Title contains (case-insensitive).' })),
+  flapping: Type.Optional(StringEnum(['true', 'false'], { description: '`true`: only alerts written while their fingerprint flaps (and it still does); `false`: the others.' })),
 };
 export const AlertListQuery = Type.Object({ ...PageQuery, ...filterFields });
 export const AlertFilterFields = Type.Object(filterFields, { additionalProperties: false, description: 'The filters of `GET /alerts`, with the same meaning.' });

@@ -12,7 +12,7 @@ import { BY_FILTER_CAP, byFilterStatuses, SEVERITIES, STATUSES, type AlertStatus
 import type { AlertFilter, AlertListRow, AlertRow, AlertsRepo } from './alerts-repo.ts';
 import type { AlertWriter } from './alert-writer.ts';
 import type { AuditService } from '../audit/audit-service.ts';
-import type { Alert, AlertDetail, AlertFilterFields, AlertListQuery, BulkItem, ByFilterBody, ByFilterOutcome } from './alerts-schemas.ts';
+import { HISTORY_MAX, type Alert, type AlertDetail, type AlertFilterFields, type AlertListQuery, type BulkItem, type ByFilterBody, type ByFilterOutcome } from './alerts-schemas.ts';
 
 type Action = 'acknowledge' | 'resolve';
 
@@ -60,6 +60,7 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
     incidentId: r.incident_id,
     suppressionId: r.status === 'suppressed' ? r.suppression_id : null,
     occurrences: r.occurrences,
+    flapping: r.flapping === 1,
     lastSeenAt: iso(r.last_seen_at),
     acknowledgedAt: isoOrNull(r.acknowledged_at),
     acknowledgedBy: actorFrom(r.acknowledged_by_type, r.acknowledged_by_id),
@@ -72,6 +73,8 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
     ...toAlert(r),
     payload: store.readJson(r.payload),
     incidentNumber: r.incident_id === null ? null : await repo.incidentNumber(store.db, r.org_id, r.incident_id),
+    history: r.integration_id === null ? []
+      : (await repo.history(store.db, r.org_id, r.integration_id, r.fingerprint, HISTORY_MAX)).map((h) => ({ alertId: h.id, firedAt: iso(h.created_at), resolvedAt: isoOrNull(h.resolved_at) })),
   });
 
   function filterOf(q: AlertFilterFields): AlertFilter {
@@ -91,6 +94,7 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
     if (q.since !== undefined) f.since = Date.parse(q.since);
     if (q.until !== undefined) f.until = Date.parse(q.until);
     if (q.q) f.q = q.q;
+    if (q.flapping !== undefined) f.flapping = q.flapping === 'true';
     return f;
   }
 

@@ -72,6 +72,9 @@ const dimsOf = (a: ChangedAlert): AlertDims => ({
   labels: (typeof a.labels === 'string' ? JSON.parse(a.labels) : a.labels ?? {}) as Record<string, string>,
 });
 
+/** An alert's fingerprint started flapping with its change at `at` (alerts/flap-fns.ts). */
+export const flapStarted = (a: ChangedAlert, at: number): Fact => ({ kind: 'flap_started', alert: dimsOf(a), at });
+
 /** What analytics counts of one change of an alert (before null: it was created): see `Fact`. */
 export function changeFacts(before: ChangedAlert | null, after: ChangedAlert): Fact[] {
   const out: Fact[] = [];

@@ -20,11 +20,12 @@ import type { Delivery } from '../notifications/notifications-schemas.ts';
 import { DELIVERY_RETRY, DeliveryDeferred, RetryableDeliveryError, type NotificationsService } from '../notifications/notifications-service.ts';
 import type { EscalationsService, PageDelivery } from '../escalations/escalations-service.ts';
 import type { SchedulesService } from '../schedules/schedules-service.ts';
-import { matches } from '../workflows/conditions-fns.ts';
+import { matches, namesField } from '../workflows/conditions-fns.ts';
 import { readField, renderTemplate, type TemplateAlert } from '../workflows/workflows-fns.ts';
 import { enabledFor, insertRun, readDefinition, updateRun, type WorkflowDefinition } from '../workflows/workflows-repo.ts';
 import type { RunAction, Trigger, WorkflowAction } from '../workflows/workflows-schemas.ts';
 import type { AlertEvent } from './event-relay.ts';
+import type { FlapNotices } from './flap-notices.ts';
 
 /**
  * A delivery as an earlier version queued it (a workflow's email or webhook action, or a page), before every
@@ -80,6 +81,8 @@ export function workflowRunner(deps: {
   notifications: Pick<NotificationsService, 'prepare' | 'deliver'>;
   schedules: Pick<SchedulesService, 'currentOnCall'>;
   escalations: Pick<EscalationsService, 'start'>;
+  /** The notices of an alert that starts or stops flapping (made with this runner's `queueDelivery`). */
+  flapNotices: () => FlapNotices;
   queue: JobQueue;
   clock: Clock;
   log: Logger;
@@ -129,6 +132,7 @@ export function workflowRunner(deps: {
   async function act(db: Kysely<DB>, ctx: RunContext, action: WorkflowAction, index: number): Promise<RunAction> {
     const outcome = (status: RunAction['status'], detail: string | null, incidentId: string | null = null): RunAction => ({ index, type: action.type, status, detail, incidentId });
     const { alert, workflow, at } = ctx;
+    if (ctx.quiet && PAGING.has(action.type)) return outcome('skipped', 'the alert is flapping: its changes do not page (docs/paging.md#flapping-alerts)');
     switch (action.type) {
       case 'create_incident': {
         const groupKey = action.groupBy.map((f) => `${f}=${readField(alert, f) ?? ''}`).join('|');
@@ -217,7 +221,9 @@ export function workflowRunner(deps: {
     });
     if (!fresh || !matched) return;
     const incident = row.incident_id ? await incidents.row(db, row.org_id, row.incident_id) : undefined;
-    const ctx: RunContext = { row, alert, workflow, event, at, incident: incident ?? null, grouped: false, waitMs: 0 };
+    // A flapping alert pages only through a workflow written for it: one whose conditions name `flapping`.
+    const quiet = row.flapping === 1 && !namesField(workflow.conditions, 'flapping');
+    const ctx: RunContext = { row, alert, workflow, event, at, incident: incident ?? null, grouped: false, waitMs: 0, quiet };
     const outcomes: RunAction[] = [];
     for (const [i, action] of workflow.actions.entries()) outcomes.push(await act(db, ctx, action, i));
     await updateRun(db, row.org_id, runId, outcomes, at);
@@ -231,8 +237,12 @@ export function workflowRunner(deps: {
     /** The `alert-events` job: the incident follows its alert, then the event's workflows run. */
     async handleEvent(event: AlertEvent): Promise<void> {
       await store.db.transaction().execute(async (trx) => {
-        let row = await alerts.get(trx, event.orgId, event.alertId);
+        let row: AlertRow | undefined = await alerts.get(trx, event.orgId, event.alertId);
         if (!row) return;
+        if (event.type === 'alert.flapping' || event.type === 'alert.stable') {
+          await deps.flapNotices().send(trx, row, event);
+          return;
+        }
         const sender = senderAnswer(row, event.type);
         if (sender && row.incident_id) await incidents.alertAnswered(trx, row.org_id, row.incident_id, sender, clock.now());
         for (const w of await enabledFor(trx, event.orgId, event.type as Trigger)) {
@@ -281,4 +291,9 @@ interface RunContext {
   grouped: boolean;
   /** How long the first pages of the incident this run opened wait (its create_incident's group wait). */
   waitMs: number;
+  /** The alert flaps and the workflow does not name `flapping`: its actions that page are skipped. */
+  quiet: boolean;
 }
+
+/** The actions that page someone (or open an incident that would): skipped for a flapping alert. */
+const PAGING: ReadonlySet<WorkflowAction['type']> = new Set(['create_incident', 'email', 'webhook', 'notify', 'escalate']);

@@ -35,6 +35,17 @@ export const Mapping = Type.Object(
 );
 export type Mapping = Static<typeof Mapping>;
 
+/** Flap detection per integration (docs/paging.md, "Flapping alerts"). */
+export const FlapRule = Type.Object(
+  {
+    threshold: Type.Integer({ minimum: 2, maximum: 100, description: 'Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5).' }),
+    windowSeconds: Type.Integer({ minimum: 60, maximum: 86_400, description: 'The window the changes are counted in (default 1800: 30 minutes).' }),
+    stableSeconds: Type.Integer({ minimum: 60, maximum: 86_400, description: 'A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice.' }),
+  },
+  { additionalProperties: false, description: 'When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again.' },
+);
+export type FlapRule = Static<typeof FlapRule>;
+
 export const Integration = Type.Object(
   {
     id: Type.String(),
@@ -49,6 +60,7 @@ export const Integration = Type.Object(
     opsgenieApiUrl: Type.String({ description: `Such a sender's API URL, to which it appends \`v2/alerts…\`: \`{BASE_URL}${OPSGENIE_PREFIX}/\` (\`{BASE_URL}/\` works too).` }),
     mapping: Nullable(Mapping),
     clientId: Nullable(Type.String({ description: 'Alerts from this integration belong to this client unless their `labels.client` names another.' })),
+    flapping: FlapRule,
     lastAlertAt: Nullable({ ...Timestamp, description: 'When a payload was last accepted.' }),
     acceptedCount: Type.Integer({ description: 'Payloads accepted (2xx).' }),
     rejectedCount: Type.Integer({ description: 'Payloads refused (400, 413, 415, 429, or sent while disabled); see /rejections.' }),
@@ -66,6 +78,7 @@ const editable = {
   enabled: Type.Boolean(),
   mapping: Nullable(Mapping),
   clientId: Nullable(Type.String({ maxLength: 200 })),
+  flapping: FlapRule,
 };
 export const CreateIntegrationBody = Type.Object(
   {
@@ -74,6 +87,7 @@ export const CreateIntegrationBody = Type.Object(
     enabled: Type.Optional({ ...editable.enabled, default: true }),
     mapping: Type.Optional(editable.mapping),
     clientId: Type.Optional(editable.clientId),
+    flapping: Type.Optional(editable.flapping),
   },
   { additionalProperties: false },
 );

@@ -17,7 +17,11 @@ import type { DeliveryStats } from './delivery-stats.ts';
 import { maskToken, newCredentials } from './integrations-fns.ts';
 import type { IntegrationRow, IntegrationsRepo, RejectionRow } from './integrations-repo.ts';
 import { OPSGENIE_PREFIX, PAGERDUTY_PATH } from './integrations-schemas.ts';
-import type { CreateIntegrationBody, Integration, Mapping, Rejection, UpdateIntegrationBody } from './integrations-schemas.ts';
+import type { CreateIntegrationBody, FlapRule, Integration, Mapping, Rejection, UpdateIntegrationBody } from './integrations-schemas.ts';
+import { DEFAULT_FLAP_RULE } from '../alerts/flap-fns.ts';
+
+/** An integration's flap rule as its columns. */
+const flapColumns = (f: FlapRule) => ({ flap_threshold: f.threshold, flap_window_seconds: f.windowSeconds, flap_stable_seconds: f.stableSeconds });
 
 /** Bodies kept with a rejection: enough to see what the sender sent, bounded. */
 const PAYLOAD_KEPT = 16 * 1024;
@@ -57,6 +61,11 @@ export function integrationsService(deps: {
       opsgenieApiUrl: `${baseUrl}${OPSGENIE_PREFIX}/`,
       mapping: r.mapping === null ? null : store.readJson<Mapping>(r.mapping),
       clientId: r.client_id,
+      flapping: {
+        threshold: Number(r.flap_threshold ?? DEFAULT_FLAP_RULE.threshold),
+        windowSeconds: Number(r.flap_window_seconds ?? DEFAULT_FLAP_RULE.windowSeconds),
+        stableSeconds: Number(r.flap_stable_seconds ?? DEFAULT_FLAP_RULE.stableSeconds),
+      },
       lastAlertAt: lastAlertAt === 0 ? null : iso(lastAlertAt),
       acceptedCount: Number(r.accepted_count) + (d?.accepted ?? 0),
       rejectedCount: Number(r.rejected_count) + (d?.rejected ?? 0),
@@ -109,6 +118,7 @@ export function integrationsService(deps: {
         ...newCredentials(),
         mapping: input.mapping ? JSON.stringify(input.mapping) : null,
         client_id: input.clientId ?? null,
+        ...flapColumns(input.flapping ?? { threshold: DEFAULT_FLAP_RULE.threshold, windowSeconds: DEFAULT_FLAP_RULE.windowSeconds, stableSeconds: DEFAULT_FLAP_RULE.stableSeconds }),
         accepted_count: 0,
         rejected_count: 0,
         last_alert_at: null,
@@ -143,6 +153,7 @@ export function integrationsService(deps: {
           ...(input.enabled !== undefined && { enabled: input.enabled ? 1 : 0 }),
           ...(input.mapping !== undefined && { mapping: input.mapping === null ? null : JSON.stringify(input.mapping) }),
           ...(input.clientId !== undefined && { client_id: input.clientId }),
+          ...(input.flapping !== undefined && flapColumns(input.flapping)),
           updated_at: clock.now(),
         });
         if (!updated) throw notFound('Integration');

@@ -4,7 +4,7 @@ import { listOf, PageQuery } from '../../lib/pagination.ts';
 import { CHANNEL_USES, MASKED_SECRET, type ChannelTarget } from './channels/channel.ts';
 import { CHANNEL_TYPES, type ChannelType } from './channels/registry.ts';
 
-export const NOTIFICATION_SOURCES = ['workflow', 'escalation', 'heartbeat', 'handoff', 'test', 'verification'] as const;
+export const NOTIFICATION_SOURCES = ['workflow', 'escalation', 'heartbeat', 'handoff', 'flapping', 'test', 'verification'] as const;
 export type NotificationSource = (typeof NOTIFICATION_SOURCES)[number];
 export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'cancelled'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];

@@ -99,7 +99,7 @@ const SEND_NOW_WAIT_MS = 5_000;
 /** A notice about no alert, sent to one target: its text is kept with it, so every attempt sends the same. */
 export interface NoticeInput {
   orgId: string;
-  source: 'handoff' | 'test' | 'verification';
+  source: 'handoff' | 'flapping' | 'test' | 'verification';
   /** Its idempotency key: the notice goes once however often it is prepared. */
   key: string;
   recipientId: string | null;
@@ -179,7 +179,7 @@ export function notificationsService(deps: NotificationsDeps) {
     }
     let alert;
     try {
-      const { payload: _payload, incidentNumber: _number, ...rest } = await alerts.get(row.org_id, row.alert_id);
+      const { payload: _payload, incidentNumber: _number, history: _history, ...rest } = await alerts.get(row.org_id, row.alert_id);
       alert = rest;
     } catch (err) {
       if (err instanceof AppError && err.code === 'NOT_FOUND') throw new PermanentFailure('The alert no longer exists');

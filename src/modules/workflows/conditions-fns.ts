@@ -88,3 +88,12 @@ export function matches(conditions: Condition | null | undefined, alert: Conditi
   if (Object.hasOwn(conditions, 'not')) return !matches((conditions as { not: Condition }).not, alert);
   return evaluateLeaf(conditions as ConditionLeaf, alert);
 }
+
+/** Whether the (checked) conditions name `field` anywhere: a workflow that names `flapping` acts on flapping alerts. */
+export function namesField(conditions: Condition | null | undefined, field: string): boolean {
+  if (conditions === null || conditions === undefined) return false;
+  if (Object.hasOwn(conditions, 'all')) return (conditions as { all: Condition[] }).all.some((c) => namesField(c, field));
+  if (Object.hasOwn(conditions, 'any')) return (conditions as { any: Condition[] }).any.some((c) => namesField(c, field));
+  if (Object.hasOwn(conditions, 'not')) return namesField((conditions as { not: Condition }).not, field);
+  return (conditions as ConditionLeaf).field === field;
+}

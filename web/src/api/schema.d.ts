@@ -811,6 +811,8 @@ export interface paths {
                     until?: string;
                     /** @description Title contains (case-insensitive). */
                     q?: string;
+                    /** @description `true`: only alerts written while their fingerprint flaps (and it still does); `false`: the others. */
+                    flapping?: "true" | "false";
                 };
                 header?: never;
                 path?: never;
@@ -848,6 +850,8 @@ export interface paths {
                                 suppressionId: string | null;
                                 /** @description Payloads received for this alert (1 + deduplicated repeats). */
                                 occurrences: number;
+                                /** @description Its fingerprint flaps in its integration (docs/paging.md, "Flapping alerts"): it changed between firing and resolved at least the integration's `flapping.threshold` times within its window, and has not been stable since. Its changes do not page. */
+                                flapping: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -1084,6 +1088,8 @@ export interface paths {
                                 suppressionId: string | null;
                                 /** @description Payloads received for this alert (1 + deduplicated repeats). */
                                 occurrences: number;
+                                /** @description Its fingerprint flaps in its integration (docs/paging.md, "Flapping alerts"): it changed between firing and resolved at least the integration's `flapping.threshold` times within its window, and has not been stable since. Its changes do not page. */
+                                flapping: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -1123,6 +1129,20 @@ export interface paths {
                                 payload: unknown;
                                 /** @description The number of `incidentId` (per organization, from 1), to show beside its id. */
                                 incidentNumber: number | null;
+                                /** @description The state history of its fingerprint in its integration: each time it fired (an alert) and when that resolved (null: open), newest first, at most 50. Empty for an alert of no integration. */
+                                history: {
+                                    alertId: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    firedAt: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    resolvedAt: string | null;
+                                }[];
                             };
                         };
                     };
@@ -1319,6 +1339,8 @@ export interface paths {
                                 suppressionId: string | null;
                                 /** @description Payloads received for this alert (1 + deduplicated repeats). */
                                 occurrences: number;
+                                /** @description Its fingerprint flaps in its integration (docs/paging.md, "Flapping alerts"): it changed between firing and resolved at least the integration's `flapping.threshold` times within its window, and has not been stable since. Its changes do not page. */
+                                flapping: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -1358,6 +1380,20 @@ export interface paths {
                                 payload: unknown;
                                 /** @description The number of `incidentId` (per organization, from 1), to show beside its id. */
                                 incidentNumber: number | null;
+                                /** @description The state history of its fingerprint in its integration: each time it fired (an alert) and when that resolved (null: open), newest first, at most 50. Empty for an alert of no integration. */
+                                history: {
+                                    alertId: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    firedAt: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    resolvedAt: string | null;
+                                }[];
                             };
                         };
                     };
@@ -1606,6 +1642,8 @@ export interface paths {
                                 suppressionId: string | null;
                                 /** @description Payloads received for this alert (1 + deduplicated repeats). */
                                 occurrences: number;
+                                /** @description Its fingerprint flaps in its integration (docs/paging.md, "Flapping alerts"): it changed between firing and resolved at least the integration's `flapping.threshold` times within its window, and has not been stable since. Its changes do not page. */
+                                flapping: boolean;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC with milliseconds
@@ -1645,6 +1683,20 @@ export interface paths {
                                 payload: unknown;
                                 /** @description The number of `incidentId` (per organization, from 1), to show beside its id. */
                                 incidentNumber: number | null;
+                                /** @description The state history of its fingerprint in its integration: each time it fired (an alert) and when that resolved (null: open), newest first, at most 50. Empty for an alert of no integration. */
+                                history: {
+                                    alertId: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    firedAt: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC with milliseconds
+                                     */
+                                    resolvedAt: string | null;
+                                }[];
                             };
                         };
                     };
@@ -2097,6 +2149,11 @@ export interface paths {
                             until?: string;
                             /** @description Title contains (case-insensitive). */
                             q?: string;
+                            /**
+                             * @description `true`: only alerts written while their fingerprint flaps (and it still does); `false`: the others.
+                             * @enum {string}
+                             */
+                            flapping?: "true" | "false";
                         };
                         /** @description Only count: nothing changes. The answer's `matching` and `asOf` are what `confirm` repeats. */
                         dryRun?: boolean;
@@ -2375,7 +2432,7 @@ export interface paths {
                                  * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice, a test page or a contact method's verification code.
                                  * @enum {string}
                                  */
-                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test" | "verification";
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "flapping" | "test" | "verification";
                                 /** @description For `source: workflow`. */
                                 workflowId: string | null;
                                 /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
@@ -2828,7 +2885,7 @@ export interface paths {
                                  * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice, a test page or a contact method's verification code.
                                  * @enum {string}
                                  */
-                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test" | "verification";
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "flapping" | "test" | "verification";
                                 /** @description For `source: workflow`. */
                                 workflowId: string | null;
                                 /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
@@ -3956,6 +4013,15 @@ export interface paths {
                                 } | null;
                                 /** @description Alerts from this integration belong to this client unless their `labels.client` names another. */
                                 clientId: string | null;
+                                /** @description When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again. */
+                                flapping: {
+                                    /** @description Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5). */
+                                    threshold: number;
+                                    /** @description The window the changes are counted in (default 1800: 30 minutes). */
+                                    windowSeconds: number;
+                                    /** @description A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice. */
+                                    stableSeconds: number;
+                                };
                                 /**
                                  * Format: date-time
                                  * @description When a payload was last accepted.
@@ -4166,6 +4232,15 @@ export interface paths {
                             };
                         } | null;
                         clientId?: string | null;
+                        /** @description When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again. */
+                        flapping?: {
+                            /** @description Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5). */
+                            threshold: number;
+                            /** @description The window the changes are counted in (default 1800: 30 minutes). */
+                            windowSeconds: number;
+                            /** @description A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice. */
+                            stableSeconds: number;
+                        };
                     };
                 };
             };
@@ -4221,6 +4296,15 @@ export interface paths {
                                 } | null;
                                 /** @description Alerts from this integration belong to this client unless their `labels.client` names another. */
                                 clientId: string | null;
+                                /** @description When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again. */
+                                flapping: {
+                                    /** @description Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5). */
+                                    threshold: number;
+                                    /** @description The window the changes are counted in (default 1800: 30 minutes). */
+                                    windowSeconds: number;
+                                    /** @description A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice. */
+                                    stableSeconds: number;
+                                };
                                 /**
                                  * Format: date-time
                                  * @description When a payload was last accepted.
@@ -4692,6 +4776,15 @@ export interface paths {
                                 } | null;
                                 /** @description Alerts from this integration belong to this client unless their `labels.client` names another. */
                                 clientId: string | null;
+                                /** @description When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again. */
+                                flapping: {
+                                    /** @description Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5). */
+                                    threshold: number;
+                                    /** @description The window the changes are counted in (default 1800: 30 minutes). */
+                                    windowSeconds: number;
+                                    /** @description A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice. */
+                                    stableSeconds: number;
+                                };
                                 /**
                                  * Format: date-time
                                  * @description When a payload was last accepted.
@@ -4892,6 +4985,15 @@ export interface paths {
                             };
                         } | null;
                         clientId?: string | null;
+                        /** @description When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again. */
+                        flapping?: {
+                            /** @description Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5). */
+                            threshold: number;
+                            /** @description The window the changes are counted in (default 1800: 30 minutes). */
+                            windowSeconds: number;
+                            /** @description A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice. */
+                            stableSeconds: number;
+                        };
                     };
                 };
             };
@@ -4947,6 +5049,15 @@ export interface paths {
                                 } | null;
                                 /** @description Alerts from this integration belong to this client unless their `labels.client` names another. */
                                 clientId: string | null;
+                                /** @description When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again. */
+                                flapping: {
+                                    /** @description Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5). */
+                                    threshold: number;
+                                    /** @description The window the changes are counted in (default 1800: 30 minutes). */
+                                    windowSeconds: number;
+                                    /** @description A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice. */
+                                    stableSeconds: number;
+                                };
                                 /**
                                  * Format: date-time
                                  * @description When a payload was last accepted.
@@ -5374,6 +5485,15 @@ export interface paths {
                             };
                         } | null;
                         clientId?: string | null;
+                        /** @description When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again. */
+                        flapping?: {
+                            /** @description Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5). */
+                            threshold: number;
+                            /** @description The window the changes are counted in (default 1800: 30 minutes). */
+                            windowSeconds: number;
+                            /** @description A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice. */
+                            stableSeconds: number;
+                        };
                     };
                 };
             };
@@ -5429,6 +5549,15 @@ export interface paths {
                                 } | null;
                                 /** @description Alerts from this integration belong to this client unless their `labels.client` names another. */
                                 clientId: string | null;
+                                /** @description When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again. */
+                                flapping: {
+                                    /** @description Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5). */
+                                    threshold: number;
+                                    /** @description The window the changes are counted in (default 1800: 30 minutes). */
+                                    windowSeconds: number;
+                                    /** @description A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice. */
+                                    stableSeconds: number;
+                                };
                                 /**
                                  * Format: date-time
                                  * @description When a payload was last accepted.
@@ -5962,6 +6091,15 @@ export interface paths {
                                 } | null;
                                 /** @description Alerts from this integration belong to this client unless their `labels.client` names another. */
                                 clientId: string | null;
+                                /** @description When an alert of this integration flaps: while it does, its changes do not page; one notice goes to whoever was paged, another when it is stable again. */
+                                flapping: {
+                                    /** @description Changes (an alert firing anew, or resolving) of one fingerprint within `windowSeconds` that make it flap (default 5). */
+                                    threshold: number;
+                                    /** @description The window the changes are counted in (default 1800: 30 minutes). */
+                                    windowSeconds: number;
+                                    /** @description A flapping fingerprint stops flapping after this long without a change (default 1800), with a notice. */
+                                    stableSeconds: number;
+                                };
                                 /**
                                  * Format: date-time
                                  * @description When a payload was last accepted.
@@ -7730,7 +7868,7 @@ export interface paths {
                                 recurrence: string | null;
                                 /** @description All must hold for the window to hold an alert; empty holds every alert. */
                                 matchers: {
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -7939,7 +8077,7 @@ export interface paths {
                         /** @description RFC 5545 RRULE such as `FREQ=WEEKLY;BYDAY=SA` (FREQ YEARLY to HOURLY; no DTSTART or TZID: startsAt and timezone give them). startsAt must be its first occurrence. */
                         recurrence?: string | null;
                         matchers?: {
-                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                             field: string;
                             /**
                              * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -7981,7 +8119,7 @@ export interface paths {
                                 recurrence: string | null;
                                 /** @description All must hold for the window to hold an alert; empty holds every alert. */
                                 matchers: {
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -8233,7 +8371,7 @@ export interface paths {
                         /** @description RFC 5545 RRULE such as `FREQ=WEEKLY;BYDAY=SA` (FREQ YEARLY to HOURLY; no DTSTART or TZID: startsAt and timezone give them). startsAt must be its first occurrence. */
                         recurrence?: string | null;
                         matchers?: {
-                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                             field: string;
                             /**
                              * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -8513,7 +8651,7 @@ export interface paths {
                                 recurrence: string | null;
                                 /** @description All must hold for the window to hold an alert; empty holds every alert. */
                                 matchers: {
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -8716,7 +8854,7 @@ export interface paths {
                         /** @description RFC 5545 RRULE such as `FREQ=WEEKLY;BYDAY=SA` (FREQ YEARLY to HOURLY; no DTSTART or TZID: startsAt and timezone give them). startsAt must be its first occurrence. */
                         recurrence?: string | null;
                         matchers?: {
-                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                             field: string;
                             /**
                              * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -8758,7 +8896,7 @@ export interface paths {
                                 recurrence: string | null;
                                 /** @description All must hold for the window to hold an alert; empty holds every alert. */
                                 matchers: {
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -9188,7 +9326,7 @@ export interface paths {
                         /** @description RFC 5545 RRULE such as `FREQ=WEEKLY;BYDAY=SA` (FREQ YEARLY to HOURLY; no DTSTART or TZID: startsAt and timezone give them). startsAt must be its first occurrence. */
                         recurrence?: string | null;
                         matchers?: {
-                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                             field: string;
                             /**
                              * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -9230,7 +9368,7 @@ export interface paths {
                                 recurrence: string | null;
                                 /** @description All must hold for the window to hold an alert; empty holds every alert. */
                                 matchers: {
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -15909,7 +16047,7 @@ export interface paths {
                                         op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                         value?: unknown;
                                     };
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field?: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -16255,7 +16393,7 @@ export interface paths {
                                 op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                 value?: unknown;
                             };
-                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                             field?: string;
                             /**
                              * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -16456,7 +16594,7 @@ export interface paths {
                                         op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                         value?: unknown;
                                     };
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field?: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -16847,7 +16985,7 @@ export interface paths {
                                         op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                         value?: unknown;
                                     };
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field?: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -17187,7 +17325,7 @@ export interface paths {
                                 op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                 value?: unknown;
                             };
-                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                             field?: string;
                             /**
                              * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -17388,7 +17526,7 @@ export interface paths {
                                         op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                         value?: unknown;
                                     };
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field?: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -17955,7 +18093,7 @@ export interface paths {
                                 op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                 value?: unknown;
                             };
-                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                             field?: string;
                             /**
                              * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -18156,7 +18294,7 @@ export interface paths {
                                         op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                         value?: unknown;
                                     };
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field?: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -18547,7 +18685,7 @@ export interface paths {
                                         op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                         value?: unknown;
                                     };
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field?: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -18942,7 +19080,7 @@ export interface paths {
                                         op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                         value?: unknown;
                                     };
-                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                                    /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                                     field?: string;
                                     /**
                                      * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -19322,7 +19460,7 @@ export interface paths {
                                 op?: "eq" | "neq" | "in" | "nin" | "contains" | "startsWith" | "exists" | "matches";
                                 value?: unknown;
                             };
-                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, or `labels.<key>` / `annotations.<key>`. */
+                            /** @description One of title, severity, status, source, description, fingerprint, clientId, integrationId, flapping, or `labels.<key>` / `annotations.<key>`. */
                             field?: string;
                             /**
                              * @description `eq`, `neq`, `contains`, `startsWith`, `matches` (RE2 regular expression, matches anywhere; anchor with ^…$) take a string; `in`, `nin` a list of strings; `exists` a boolean (default true). An absent field fails every op except `neq`, `nin` and `exists: false`.
@@ -26373,7 +26511,7 @@ export interface paths {
                                  * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice, a test page or a contact method's verification code.
                                  * @enum {string}
                                  */
-                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test" | "verification";
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "flapping" | "test" | "verification";
                                 /** @description For `source: workflow`. */
                                 workflowId: string | null;
                                 /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
@@ -26855,7 +26993,7 @@ export interface paths {
                                  * @description What sent it: a workflow action, an escalation step, a heartbeat, a handoff notice, a test page or a contact method's verification code.
                                  * @enum {string}
                                  */
-                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "test" | "verification";
+                                source: "workflow" | "escalation" | "heartbeat" | "handoff" | "flapping" | "test" | "verification";
                                 /** @description For `source: workflow`. */
                                 workflowId: string | null;
                                 /** @description For `source: workflow`: the position of the action in the workflow's `actions`, from 0. */
