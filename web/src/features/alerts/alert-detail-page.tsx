@@ -1,6 +1,6 @@
 import { Link, useParams } from 'react-router';
 import type { Alert } from '../../api/types';
-import { SeverityBadge, StatusBadge } from '../../components/badges';
+import { FlappingBadge, SeverityBadge, StatusBadge } from '../../components/badges';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay, RecordError } from '../../components/error-display';
 import { formatTime, safeHref } from '../../components/format';
@@ -65,6 +65,38 @@ function Notifications({ id }: { id: string }) {
   );
 }
 
+/**
+ * Its fingerprint's state history in its integration, drawn as a strip: firing spans (red) on a resolved
+ * (green) ground, oldest to now; the list below says the same in words.
+ */
+function History({ history, flapping }: { history: Alert['history']; flapping: boolean }) {
+  if (history.length === 0) return <p className="muted">Not from an integration: no history.</p>;
+  const now = Date.now();
+  const spans = history.map((h) => ({ ...h, from: Date.parse(h.firedAt), to: h.resolvedAt ? Date.parse(h.resolvedAt) : now })).reverse();
+  const start = spans[0]?.from ?? now;
+  const width = Math.max(1, now - start);
+  const pct = (ms: number) => `${((ms / width) * 100).toFixed(3)}%`;
+  return (
+    <figure className="flap-history">
+      <div className="flap-strip" aria-hidden="true">
+        {spans.map((s) => <span key={s.alertId} className="flap-firing" style={{ left: pct(s.from - start), width: pct(s.to - s.from) }} />)}
+      </div>
+      <figcaption>
+        Fired {history.length === 1 ? 'once' : `${history.length} times`} since {formatTime(history[history.length - 1]?.firedAt ?? null)}
+        {flapping ? '; flapping now: its changes do not page until it is stable.' : '.'}
+      </figcaption>
+      <details>
+        <summary>Each time it fired</summary>
+        <ol className="flap-list">
+          {history.map((h) => (
+            <li key={h.alertId}><Link to={`/alerts/${h.alertId}`}>{formatTime(h.firedAt)}</Link> – {h.resolvedAt ? `resolved ${formatTime(h.resolvedAt)}` : 'still open'}</li>
+          ))}
+        </ol>
+      </details>
+    </figure>
+  );
+}
+
 function Detail({ alert }: { alert: Alert }) {
   const canWrite = useCan('alerts:write');
   const action = useBulkAction();
@@ -84,7 +116,7 @@ function Detail({ alert }: { alert: Alert }) {
       ) : undefined}
     >
       <ErrorDisplay error={action.error} />
-      <p className="meta-line"><SeverityBadge value={alert.severity} /> <StatusBadge value={alert.status} /> <span>{alert.source ?? 'no source'}</span></p>
+      <p className="meta-line"><SeverityBadge value={alert.severity} /> <StatusBadge value={alert.status} />{alert.flapping && <> <FlappingBadge /></>} <span>{alert.source ?? 'no source'}</span></p>
       <div className="grid-2">
         <section className="panel">
           <h2>Description</h2>
@@ -109,6 +141,10 @@ function Detail({ alert }: { alert: Alert }) {
           {alert.incidentId ? <Incident id={alert.incidentId} /> : <p className="muted">Not part of an incident.</p>}
         </section>
       </div>
+      <section className="panel">
+        <h2>State history</h2>
+        <History history={alert.history} flapping={alert.flapping} />
+      </section>
       <section className="panel">
         <h2>Notifications</h2>
         <Notifications id={alert.id} />

@@ -16,6 +16,8 @@ export function alertQueryOf(params: URLSearchParams): AlertQuery {
   }
   const label = params.get('label');
   if (label) q.label = label.split(/\s+/).filter(Boolean);
+  const flapping = params.get('flapping');
+  if (flapping === 'true' || flapping === 'false') q.flapping = flapping;
   return q;
 }
 

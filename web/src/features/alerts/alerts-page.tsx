@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import type { AlertListItem } from '../../api/types';
-import { SeverityBadge, StatusBadge } from '../../components/badges';
+import { FlappingBadge, SeverityBadge, StatusBadge } from '../../components/badges';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
 import { FilterFold } from '../../components/filter-fold';
@@ -23,7 +23,7 @@ const STATUS_CHOICES = [
   { value: '', label: 'Any status' },
 ];
 const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'];
-const FILTERS = ['status', 'severity', 'integrationId', 'clientId', 'label', 'q'] as const;
+const FILTERS = ['status', 'severity', 'integrationId', 'clientId', 'flapping', 'label', 'q'] as const;
 const OPEN = 'firing,acknowledged';
 
 /** How many filters differ from the default list (open alerts). */
@@ -61,6 +61,11 @@ function Filters({ params, onApply }: { params: URLSearchParams; onApply: (next:
       <SelectField label="Client" name="clientId" defaultValue={params.get('clientId') ?? ''}>
         <option value="">Any client</option>
         {clients.map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+      </SelectField>
+      <SelectField label="Flapping" name="flapping" defaultValue={params.get('flapping') ?? ''}>
+        <option value="">Flapping or not</option>
+        <option value="true">Flapping only</option>
+        <option value="false">Not flapping</option>
       </SelectField>
       <TextField label="Labels" name="label" placeholder="env=prod team=web" defaultValue={params.get('label') ?? ''}
         hint="key=value, separated by spaces; all must match" />
@@ -146,7 +151,7 @@ function Card({ alert: a, canWrite, selected, onToggle }: { alert: AlertListItem
       </div>
       <div className="card-foot">
         <p className="meta-line">
-          <SeverityBadge value={a.severity} /> <StatusBadge value={a.status} />
+          <SeverityBadge value={a.severity} /> <StatusBadge value={a.status} />{a.flapping && <> <FlappingBadge /></>}
           <span className="muted"><time dateTime={a.lastSeenAt} title={formatTime(a.lastSeenAt)}>{formatAge(a.lastSeenAt)}</time></span>
           {a.occurrences > 1 && <span className="muted">seen {plural(a.occurrences, 'time')}</span>}
         </p>
@@ -236,7 +241,7 @@ export default function AlertsPage() {
                   {canWrite && <td><input type="checkbox" aria-label={`Select ${a.title}`} checked={selected.has(a.id)} onChange={() => toggle(a.id)} /></td>}
                   <td className="title-cell"><Link className="clamp" to={`/alerts/${a.id}`}>{a.title}</Link></td>
                   <td><SeverityBadge value={a.severity} /></td>
-                  <td><StatusBadge value={a.status} /></td>
+                  <td><StatusBadge value={a.status} />{a.flapping && <> <FlappingBadge /></>}</td>
                   <td className="break">{a.source ?? '—'}</td>
                   <td className="num">{a.occurrences}</td>
                   <td><time dateTime={a.lastSeenAt} title={formatTime(a.lastSeenAt)}>{formatAge(a.lastSeenAt)}</time></td>

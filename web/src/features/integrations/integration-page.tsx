@@ -50,9 +50,14 @@ function EditForm({ integration: i, onDone }: { integration: Integration; onDone
   const update = useUpdateIntegration(i.id);
   const [name, setName] = useState(i.name);
   const [clientId, setClientId] = useState(i.clientId ?? '');
+  // The flap rule in the units people think in: changes, minutes.
+  const [threshold, setThreshold] = useState(String(i.flapping.threshold));
+  const [windowMinutes, setWindowMinutes] = useState(String(i.flapping.windowSeconds / 60));
+  const [stableMinutes, setStableMinutes] = useState(String(i.flapping.stableSeconds / 60));
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    update.mutate({ name, clientId: clientId || null }, { onSuccess: onDone });
+    const flapping = { threshold: Number(threshold), windowSeconds: Math.round(Number(windowMinutes) * 60), stableSeconds: Math.round(Number(stableMinutes) * 60) };
+    update.mutate({ name, clientId: clientId || null, flapping }, { onSuccess: onDone });
   };
   return (
     <form className="panel" onSubmit={submit} noValidate aria-labelledby="edit-integration">
@@ -63,7 +68,14 @@ function EditForm({ integration: i, onDone }: { integration: Integration; onDone
         <option value="">No client</option>
         {(clients.data?.data ?? []).map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
       </SelectField>
-      <ErrorDisplay error={update.error} fields={['name', 'clientId']} />
+      <fieldset>
+        <legend>Flapping</legend>
+        <p className="hint">An alert that fires and resolves this often flaps: its changes stop paging, and whoever was paged gets one notice.</p>
+        <TextField label="Changes" type="number" min={2} max={100} value={threshold} onChange={(e) => setThreshold(e.target.value)} errors={fieldErrors(update.error, 'flapping/threshold')} />
+        <TextField label="Within (minutes)" type="number" min={1} max={1440} value={windowMinutes} onChange={(e) => setWindowMinutes(e.target.value)} errors={fieldErrors(update.error, 'flapping/windowSeconds')} />
+        <TextField label="Stable after (minutes)" type="number" min={1} max={1440} value={stableMinutes} onChange={(e) => setStableMinutes(e.target.value)} errors={fieldErrors(update.error, 'flapping/stableSeconds')} />
+      </fieldset>
+      <ErrorDisplay error={update.error} fields={['name', 'clientId', 'flapping/threshold', 'flapping/windowSeconds', 'flapping/stableSeconds']} />
       <div className="actions">
         <button type="button" className="secondary" onClick={onDone}>Cancel</button>
         <button type="submit" disabled={update.isPending}>Save integration</button>
@@ -105,6 +117,7 @@ function Detail({ integration: i }: { integration: Integration }) {
         <div><dt>Client</dt><dd>{i.clientId ? <Link to={`/clients/${i.clientId}`}>{client?.name ?? i.clientId}</Link> : 'No client'}</dd></div>
         <div><dt>Status</dt><dd>{i.enabled ? 'Enabled: alerts are accepted' : 'Disabled: posts are refused'}</dd></div>
         <div><dt>Preset</dt><dd>{i.preset}{i.mapping ? ' (with a custom mapping)' : ''}</dd></div>
+        <div><dt>Flapping</dt><dd>{i.flapping.threshold} changes within {i.flapping.windowSeconds / 60} min; stable after {i.flapping.stableSeconds / 60} min</dd></div>
         <div><dt>Last alert</dt><dd>{formatTime(i.lastAlertAt)}</dd></div>
         <div><dt>Payloads accepted / rejected</dt><dd>{i.acceptedCount} / {i.rejectedCount} (one payload may carry many alerts)</dd></div>
       </dl>

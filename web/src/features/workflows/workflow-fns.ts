@@ -41,7 +41,7 @@ export const OPS: { value: Op; label: string }[] = [
 ];
 
 /** The alert fields a condition can read, besides labels.<key> and annotations.<key>. */
-export const ALERT_FIELDS = ['title', 'severity', 'status', 'source', 'description', 'fingerprint', 'clientId', 'integrationId'];
+export const ALERT_FIELDS = ['title', 'severity', 'status', 'source', 'description', 'fingerprint', 'clientId', 'integrationId', 'flapping'];
 
 export function kindOf(c: Condition): ConditionKind {
   if ('all' in c) return 'all';
