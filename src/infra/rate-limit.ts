@@ -16,8 +16,11 @@ export interface LimitResult {
  */
 export interface RateLimiter {
   consume(key: string): Promise<LimitResult>;
-  /** Gives back one point, for work that was counted but did not happen. */
-  refund(key: string): Promise<void>;
+  /**
+   * Gives back one point, for work that was counted but did not happen; `countedAt` (the clock's time of the
+   * consume) gives it back to the window it was taken from, when that one may have ended since.
+   */
+  refund(key: string, countedAt?: number): Promise<void>;
   /** Current state without counting: sign-in refuses a spent budget before checking a password, since answering a right password over the limit would tell a guesser which one is right. */
   peek(key: string): Promise<LimitResult>;
 }
@@ -36,8 +39,7 @@ export function limiterFactory(clock: Clock, redis: Redis | undefined): LimiterF
       const store: RateLimiterAbstract = redis
         ? new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) })
         : new RateLimiterMemory(options);
-      const windowOf = (key: string) => {
-        const now = clock.now();
+      const windowOf = (key: string, now = clock.now()) => {
         const index = Math.floor(now / windowMs);
         return {
           storeKey: `${key}:${index}`,
@@ -61,8 +63,8 @@ export function limiterFactory(clock: Clock, redis: Redis | undefined): LimiterF
             throw err;
           }
         },
-        async refund(key) {
-          await store.reward(windowOf(key).storeKey, 1);
+        async refund(key, countedAt) {
+          await store.reward(windowOf(key, countedAt).storeKey, 1);
         },
         async peek(key) {
           const w = windowOf(key);

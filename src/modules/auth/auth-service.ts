@@ -104,9 +104,11 @@ export function authService(deps: {
    * attempt back, for when the secret turns out right (only failures count).
    */
   async function takeAttempt(budgets: ReadonlyArray<readonly [RateLimiter, string]>): Promise<() => Promise<void>> {
+    const countedAt = clock.now();
     const counts = await Promise.all(budgets.map(([limiter, key]) => limiter.consume(key)));
+    // To the windows the attempt was taken from: a password check can outlast a window.
     const giveBack = async () => {
-      await Promise.all(budgets.map(([limiter, key]) => limiter.refund(key)));
+      await Promise.all(budgets.map(([limiter, key]) => limiter.refund(key, countedAt)));
     };
     const over = counts.filter((c) => !c.allowed).sort((a, b) => b.resetSeconds - a.resetSeconds)[0];
     if (over) {
