@@ -34,7 +34,7 @@ import { workflowsRoutes } from '../modules/workflows/workflows-routes.ts';
 import type { Role } from '../server.ts';
 import { restAuth } from './auth.ts';
 import { boundBodiesInFlight } from './body-budget.ts';
-import { registerDashboard } from './dashboard.ts';
+import { dashboardStylesheets, registerDashboard } from './dashboard.ts';
 import { clientErrorHandler, errorBody, redactUrl, reportedError, toAppError } from './errors.ts';
 import { observability } from './observability.ts';
 import { opsRoutes } from './ops-routes.ts';
@@ -146,7 +146,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
   opsgenieRoutes(app, c);
   await heartbeatPingRoutes(app, c);
   calendarFeedRoutes(app, { feeds: c.calendarFeeds, limits: c.limits });
-  await pageLinkRoutes(app, c.pageLinks);
+  await pageLinkRoutes(app, c.pageLinks, { stylesheets: dashboardStylesheets(c.config.dashboardDir) });
   await inboundRoutes(app, { answers: c.answers, settings: c.settings, members: c.contacts, channels: c.channelDeps, baseUrl: c.config.baseUrl, limits: c.limits, now: () => c.clock.now() });
 
   const auth = restAuth(c);

@@ -1,6 +1,6 @@
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -53,4 +53,14 @@ export async function registerDashboard(app: FastifyInstance, dir: string): Prom
     else void reply.type('text/plain; charset=utf-8').send(NOT_BUILT);
     return true;
   };
+}
+
+/**
+ * The built dashboard's stylesheets (from its index.html: Vite names them by content), so that pages the server
+ * renders itself (a page's acknowledge link) look like the dashboard. Empty when the dashboard is not built.
+ */
+export function dashboardStylesheets(dir: string): string[] {
+  const index = path.join(dir, 'index.html');
+  if (!existsSync(index)) return [];
+  return [...readFileSync(index, 'utf8').matchAll(/<link rel="stylesheet"[^>]*href="(\/assets\/[\w.-]+\.css)"/g)].map((m) => m[1] as string);
 }

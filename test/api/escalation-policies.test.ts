@@ -226,6 +226,14 @@ for (const kind of STORE_KINDS) {
       const done = await inject('POST', ackUrl.pathname);
       assert.equal(done.statusCode, 200, done.body);
       assert.match(done.body, /acknowledged/);
+      // It looks like the dashboard (its own stylesheet, its sign-in card) and offers what comes next: the page's
+      // resolve link, and the incident.
+      const resolveUrl = new URL(JSON.parse(hit.body.toString()).resolveUrl as string);
+      assert.match(done.body, /<link rel="stylesheet" href="\/assets\/[\w.-]+\.css">/);
+      assert.match(done.body, /<main class="centered"><div class="card">/);
+      assert.ok(done.body.includes(`<form method="post" action="${resolveUrl.pathname}"><button type="submit">Resolve</button></form>`), done.body);
+      assert.ok(done.body.includes(`<a class="button secondary" href="/incidents/${incidentId}">Open incident #`), done.body);
+      assert.doesNotMatch(done.body, /<script|<style|style=/i);
       const inc = await incident(org, incidentId);
       assert.equal(inc.status, 'acknowledged');
       const change = (inc.timeline as Array<Record<string, any>>).find((t) => t.type === 'status_changed');
@@ -241,7 +249,6 @@ for (const kind of STORE_KINDS) {
       assert.equal(tampered.statusCode, 404);
 
       // The resolve link of the same page, used after 24 hours: expired.
-      const resolveUrl = new URL(JSON.parse(hit.body.toString()).resolveUrl as string);
       h.clock.advance(24 * 3_600_000 + 1);
       const expired = await inject('POST', resolveUrl.pathname);
       assert.equal(expired.statusCode, 410);

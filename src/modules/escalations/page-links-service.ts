@@ -3,13 +3,19 @@ import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import type { IncidentsService } from '../incidents/incidents-service.ts';
-import { linkHash, verifyLink, type LinkClaims } from './escalations-fns.ts';
+import { linkHash, signLink, verifyLink, type LinkClaims } from './escalations-fns.ts';
 import type { EscalationsRepo } from './escalations-repo.ts';
 
 /** What opening or confirming a page's link comes to, for the page that says so. */
 export type LinkView =
   | { state: 'invalid' | 'expired' | 'used' | 'gone' }
-  | { state: 'confirm' | 'done' | 'already'; action: LinkClaims['action']; incident: { number: number; title: string; status: string } };
+  | {
+    state: 'confirm' | 'done' | 'already';
+    action: LinkClaims['action'];
+    incident: { id: string; number: number; title: string; status: string };
+    /** After an acknowledgement, while the incident is open: the same page's resolve link (same recipient and expiry). */
+    resolveToken: string | null;
+  };
 
 /**
  * The acknowledge / resolve links of escalation pages. Opening one (GET) only shows what it would do, since
@@ -17,7 +23,10 @@ export type LinkView =
  */
 export function pageLinksService(deps: { store: Store; repo: EscalationsRepo; incidents: IncidentsService; audit: AuditService; clock: Clock; secret: string }) {
   const { store, repo, incidents, audit, clock } = deps;
-  const summary = (r: { number: number; title: string; status: string }) => ({ number: Number(r.number), title: r.title, status: r.status });
+  const summary = (r: { id: string; number: number; title: string; status: string }) => ({ id: r.id, number: Number(r.number), title: r.title, status: r.status });
+  // Signing is deterministic: this is the very resolve link the page carried, so it too works once.
+  const resolveOf = (claims: LinkClaims, status: string) =>
+    claims.action === 'acknowledge' && status !== 'resolved' ? signLink(deps.secret, { ...claims, action: 'resolve' }) : null;
 
   return {
     async view(token: string): Promise<LinkView> {
@@ -26,7 +35,7 @@ export function pageLinksService(deps: { store: Store; repo: EscalationsRepo; in
       if (await repo.linkUsed(store.db, linkHash(token))) return { state: 'used' };
       const incident = await incidents.row(store.db, checked.claims.orgId, checked.claims.incidentId);
       if (!incident) return { state: 'gone' };
-      return { state: 'confirm', action: checked.claims.action, incident: summary(incident) };
+      return { state: 'confirm', action: checked.claims.action, incident: summary(incident), resolveToken: null };
     },
 
     async use(token: string, ip: string | null): Promise<LinkView> {
@@ -46,7 +55,8 @@ export function pageLinksService(deps: { store: Store; repo: EscalationsRepo; in
           orgId: claims.orgId, action: `incident.${claims.action === 'acknowledge' ? 'acknowledged' : 'resolved'}_by_link`, actor, ip,
           target: { type: 'incident', id: claims.incidentId }, metadata: { from: before.status, to: after?.status ?? before.status, changed },
         });
-        return { state: changed ? 'done' : 'already', action: claims.action, incident: summary(after ?? before) };
+        const now = after ?? before;
+        return { state: changed ? 'done' : 'already', action: claims.action, incident: summary(now), resolveToken: resolveOf(claims, now.status) };
       });
     },
   };
