@@ -470,6 +470,7 @@ for (const kind of STORE_KINDS) {
               summary: 'High 5xx rate on api-1',
               description: '5xx responses are 12% of traffic over the last 5 minutes.',
               runbook_url: 'https://runbooks.example.com/high-error-rate',
+              generatorURL: 'http://prometheus.example.com:9090/graph?g0.expr=rate%28http_5xx%5B5m%5D%29',
             },
           },
           resolve: (s) => ({ ...s, status: 'resolved', alerts: [{ ...s.alerts[0], status: 'resolved', endsAt: '2026-11-21T10:10:00.000Z' }] }),
@@ -483,6 +484,7 @@ for (const kind of STORE_KINDS) {
             annotations: {
               summary: 'Disk /var on db-1 is 93% full', description: 'Free space is below 7% and falling.',
               dashboard: 'https://grafana.example.com/d/node/node-exporter?orgId=1',
+              generatorURL: 'https://grafana.example.com/alerting/grafana/ddx8c2/view?orgId=1',
             },
           },
           resolve: (s) => ({ ...s, status: 'resolved', alerts: [{ ...s.alerts[0], status: 'resolved' }] }),

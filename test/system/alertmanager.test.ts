@@ -18,7 +18,7 @@ const DEADLINE_MS = 20_000;
 
 interface Case {
   alert: PostableAlert;
-  /** What AlertFlow must store (besides labels and annotations, which are stored whole). */
+  /** What AlertFlow must store (besides labels and annotations, which are stored whole, with generatorURL). */
   title: string;
   severity: string;
   description: string | null;
@@ -159,7 +159,8 @@ function alertmanagerSuite(kind: StoreKind): void {
     assert.equal(a.source, 'alertmanager', `${name}: source`);
     assert.equal(a.fingerprint, fp[name], `${name}: Alertmanager's fingerprint`);
     assert.deepEqual({ ...a.labels }, c.alert.labels, `${name}: labels, whole`);
-    assert.deepEqual({ ...a.annotations }, c.alert.annotations ?? {}, `${name}: annotations, whole`);
+    // Its annotations whole, and its generatorURL beside them (the preset keeps the sender's link).
+    assert.deepEqual({ ...a.annotations }, { ...c.alert.annotations, ...(c.alert.generatorURL !== undefined && { generatorURL: c.alert.generatorURL }) }, `${name}: annotations, whole`);
     assert.equal(a.integrationId, x.integrationId, `${name}: integrationId`);
   };
 

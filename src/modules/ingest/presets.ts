@@ -209,6 +209,8 @@ const alertmanagerMapping = (source: string, extraFields: Record<string, string 
     labels: 'labels',
     annotations: 'annotations',
     description: 'annotations.description',
+    // The sender's own page of the alert (Prometheus' graph, Grafana's rule): the alert page links it.
+    'annotations.generatorURL': 'generatorURL',
     ...extraFields,
   },
   severityMap: { error: 'high', warning: 'medium', '*': 'high' },

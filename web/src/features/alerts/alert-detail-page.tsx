@@ -9,6 +9,8 @@ import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useAlert, useAlertNotifications, useBulkAction, useIncident } from './alerts-api';
 import { CodeBlock } from '../../components/code-block';
+import { useIntegration } from '../integrations/integrations-api';
+import { senderLink } from './sender-link';
 
 /** Key/value pairs a sender wrote, as text; a value becomes a link only when it is an http(s) URL. */
 function Pairs({ values, links = false }: { values: Record<string, string>; links?: boolean }) {
@@ -41,6 +43,12 @@ function Incident({ id }: { id: string }) {
   if (incident.error) return <p>Incident {id}</p>;
   const i = incident.data.data;
   return <p><Link to={`/incidents/${id}`}>#{i.number} {i.title}</Link> · <StatusBadge value={i.status} /> · {i.alertCount} alerts · opened {formatTime(i.createdAt)}</p>;
+}
+
+/** The integration by its name; its id while the name loads or cannot be read (no integrations:read). */
+function IntegrationName({ id }: { id: string }) {
+  const integration = useIntegration(id);
+  return <Link to={`/integrations/${id}`}>{integration.data?.data.name ?? id}</Link>;
 }
 
 function Notifications({ id }: { id: string }) {
@@ -101,7 +109,10 @@ function Detail({ alert }: { alert: Alert }) {
   const canWrite = useCan('alerts:write');
   const action = useBulkAction();
   const open = alert.status !== 'resolved';
+  const canSuppress = useCan('suppression:write');
   const actorText = useActorText();
+  const link = senderLink(alert.annotations);
+  const suppress = canSuppress ? <Link className="button secondary" to={`/suppression/new?fromAlert=${encodeURIComponent(alert.id)}`}>Suppress alerts like this…</Link> : undefined;
   const byWhom = (at: string | null, by: Alert['acknowledgedBy'], never: string) => (at ? `${formatTime(at)} by ${actorText(by)}` : never);
   return (
     <Page
@@ -112,11 +123,14 @@ function Detail({ alert }: { alert: Alert }) {
             <button type="button" disabled={action.isPending} onClick={() => action.mutate({ action: 'acknowledge', ids: [alert.id] })}>Acknowledge</button>
           )}
           <button type="button" disabled={action.isPending} onClick={() => action.mutate({ action: 'resolve', ids: [alert.id] })}>Resolve</button>
+          {suppress}
         </>
-      ) : undefined}
+      ) : suppress}
     >
       <ErrorDisplay error={action.error} />
       <p className="meta-line"><SeverityBadge value={alert.severity} /> <StatusBadge value={alert.status} />{alert.flapping && <> <FlappingBadge /></>} <span>{alert.source ?? 'no source'}</span></p>
+      {/* The sender's own page of this alert: only an http(s) URL, opened without access to this page. */}
+      {link && <p><a href={link.href} target="_blank" rel="noopener noreferrer nofollow">Open in {link.host}</a></p>}
       <div className="grid-2">
         <section className="panel">
           <h2>Description</h2>
@@ -135,7 +149,7 @@ function Detail({ alert }: { alert: Alert }) {
             <div><dt>Acknowledged</dt><dd>{byWhom(alert.acknowledgedAt, alert.acknowledgedBy, 'Not acknowledged')}</dd></div>
             <div><dt>Resolved</dt><dd>{byWhom(alert.resolvedAt, alert.resolvedBy, 'Not resolved')}</dd></div>
             <div><dt>Fingerprint</dt><dd className="break">{alert.fingerprint}</dd></div>
-            <div><dt>Integration</dt><dd>{alert.integrationId ? <Link to={`/integrations/${alert.integrationId}`}>{alert.integrationId}</Link> : '—'}</dd></div>
+            <div><dt>Integration</dt><dd>{alert.integrationId ? <IntegrationName id={alert.integrationId} /> : '—'}</dd></div>
           </dl>
           <h2>Incident</h2>
           {alert.incidentId ? <Incident id={alert.incidentId} /> : <p className="muted">Not part of an incident.</p>}

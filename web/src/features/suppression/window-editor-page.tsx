@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { EmptyState } from '../../components/empty-state';
 import { RecordError } from '../../components/error-display';
@@ -7,16 +7,38 @@ import { Loading, Page } from '../../components/page';
 import { viewerZone } from '../../components/zone';
 import { useCan } from '../auth/session';
 import { useCreateWindow, useDeleteWindow, useUpdateWindow, useWindow } from './suppression-api';
-import { bodyOf, formOf, newWindow } from './window-form';
+import { useAlert } from '../alerts/alerts-api';
+import { bodyOf, formOf, newWindow, windowFromAlert, type WindowForm } from './window-form';
 import { WindowEditor } from './window-editor';
 
+/** A new window: blank, or prefilled from the alert the address names (`?fromAlert=<id>`, the alert page's link). */
 function NewWindow() {
+  const fromAlert = useSearchParams()[0].get('fromAlert');
+  if (!fromAlert) return <NewWindowFrom initial={newWindow(viewerZone(), Date.now())} />;
+  return <NewWindowFromAlert id={fromAlert} />;
+}
+
+function NewWindowFromAlert({ id }: { id: string }) {
+  const alert = useAlert(id);
+  if (alert.isPending) return <Page title="New suppression window"><Loading rows={6} /></Page>;
+  if (alert.error) {
+    return (
+      <Page title="New suppression window">
+        <RecordError error={alert.error} missing={<EmptyState title="This alert does not exist"><p><Link to="/suppression/new">Start from a blank window</Link>.</p></EmptyState>} />
+      </Page>
+    );
+  }
+  return <NewWindowFrom initial={windowFromAlert(alert.data.data, viewerZone(), Date.now())} from={alert.data.data.title} />;
+}
+
+function NewWindowFrom({ initial, from }: { initial: WindowForm; from?: string }) {
   const create = useCreateWindow();
   const navigate = useNavigate();
   const canWrite = useCan('suppression:write');
   return (
     <Page title="New suppression window">
-      <WindowEditor initial={newWindow(viewerZone(), Date.now())} saving={create.isPending} error={create.error} submitLabel="Create window" readOnly={!canWrite}
+      {from !== undefined && <p className="muted">Prefilled from the alert <q className="break">{from}</q>: its labels, for an hour from now.</p>}
+      <WindowEditor initial={initial} saving={create.isPending} error={create.error} submitLabel="Create window" readOnly={!canWrite}
         onSave={(f) => create.mutate(bodyOf(f), { onSuccess: () => navigate('/suppression') })} />
     </Page>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyOf, newWindow, repeatOf, ruleOf } from './window-form';
+import { bodyOf, newWindow, repeatOf, ruleOf, windowFromAlert } from './window-form';
 
 describe('suppression window form', () => {
   it('writes the common rules and reads them back; anything else stays a raw rule', () => {
@@ -24,5 +24,19 @@ describe('suppression window form', () => {
       matchers: [{ field: 'labels.env', op: 'in', value: ['prod', 'staging'] }, { field: 'labels.team', op: 'exists', value: false }],
       clientId: null,
     });
+  });
+
+  it('prefills a window from an alert: its labels as equals, its client, from this minute for an hour', () => {
+    const now = Date.parse('2026-11-21T10:20:30Z');
+    const f = windowFromAlert({ title: 'Disk full', labels: { env: 'prod', host: 'db-1' }, fingerprint: 'fp', clientId: 'cli_1' }, 'Europe/Berlin', now);
+    expect(bodyOf(f)).toMatchObject({
+      name: 'Like: Disk full', startsAt: '2026-11-21T10:20:00.000Z', endsAt: '2026-11-21T11:20:00.000Z', timezone: 'Europe/Berlin', recurrence: null,
+      matchers: [{ field: 'labels.env', op: 'eq', value: 'prod' }, { field: 'labels.host', op: 'eq', value: 'db-1' }],
+      clientId: 'cli_1',
+    });
+    const bare = windowFromAlert({ title: 'x'.repeat(300), labels: {}, fingerprint: 'fp-9', clientId: null }, 'UTC', now);
+    expect(bare.matchers).toEqual([{ field: 'fingerprint', op: 'eq', value: 'fp-9' }]);
+    expect(bare.name).toHaveLength(200);
+    expect(bare.clientId).toBe('');
   });
 });

@@ -1,4 +1,4 @@
-import type { CreateSuppressionBody, Matcher, SuppressionWindow } from '../../api/types';
+import type { Alert, CreateSuppressionBody, Matcher, SuppressionWindow } from '../../api/types';
 import { fromLocalInput, localInput } from '../../components/zone';
 
 export const REPEATS = ['none', 'daily', 'weekly', 'monthly', 'raw'] as const;
@@ -97,5 +97,27 @@ export function newWindow(zone: string, now: number): WindowForm {
   return {
     name: '', description: '', start: localInput(start, zone), end: localInput(start + 3_600_000, zone), timezone: zone,
     repeat: 'none', interval: '1', weekdays: [], raw: '', matchers: [], clientId: '',
+  };
+}
+
+/** The most matchers a window takes (the API's limit). */
+const MAX_MATCHERS = 50;
+
+/**
+ * A window for alerts like this one, from this minute for an hour: one `equals` per label (an alert without
+ * labels: its fingerprint), and its client. The person narrows or widens it before saving.
+ */
+export function windowFromAlert(alert: Pick<Alert, 'title' | 'labels' | 'fingerprint' | 'clientId'>, zone: string, now: number): WindowForm {
+  const start = Math.floor(now / 60_000) * 60_000;
+  const labels = Object.entries(alert.labels).slice(0, MAX_MATCHERS);
+  return {
+    ...newWindow(zone, now),
+    name: `Like: ${alert.title}`.slice(0, 200),
+    start: localInput(start, zone),
+    end: localInput(start + 3_600_000, zone),
+    matchers: labels.length > 0
+      ? labels.map(([k, v]): MatcherForm => ({ field: `labels.${k}`, op: 'eq', value: v }))
+      : [{ field: 'fingerprint', op: 'eq', value: alert.fingerprint }],
+    clientId: alert.clientId ?? '',
   };
 }
