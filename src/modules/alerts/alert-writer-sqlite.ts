@@ -22,7 +22,7 @@ export function sqliteAlertWrites(raw: DatabaseSync) {
   const addEvent = raw.prepare('insert into alert_events (org_id, alert_id, type, created_at) values (?1, ?2, ?3, ?4)');
   const addLive = raw.prepare('insert into live_events (org_id, type, entity_id, status, severity, title, created_at) values (?1, ?2, ?3, ?4, ?5, ?6, ?7)');
   const rollups = sqliteRollups(raw);
-  const flapText = flapSql(p);
+  const flapText = flapSql('sqlite', p);
   const flapStatements = new Map<string, StatementSync>();
   const flapRun = (name: string, text: string, params: unknown[]) => {
     let st = flapStatements.get(name);

@@ -75,7 +75,7 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
   const openText = OPEN_BY_FINGERPRINT_SQL(p) + forUpdate;
   const resolveText = RESOLVE_BY_ID_SQL(p);
   const hasWorkflowText = HAS_WORKFLOW_SQL(p);
-  const flapText = flapSql(p);
+  const flapText = flapSql(store.dialect, p);
   const manyText = upsertSql('firing', `select * from unnest(${ALERT_COLUMNS.map((c, i) => `$${i + 1}::${PG_TYPES[c]}[]`).join(', ')})`);
 
   const raw = async <R>(db: Kysely<DB>, text: string, params: readonly unknown[]): Promise<R[]> =>

@@ -1,11 +1,12 @@
 import { flapStarted } from '../analytics/analytics-fns.ts';
-import type { AlertState, Effects } from './alert-effects-fns.ts';
-import { DEFAULT_FLAP_RULE, flapStep, type FlapRule, type FlapState } from './flap-fns.ts';
+import type { Dialect } from '../../db/database.ts';
+import type { Effects } from './alert-effects-fns.ts';
+import { DEFAULT_FLAP_RULE, flapStep, NO_FLAPS, type FlapRule, type FlapState } from './flap-fns.ts';
 
 /**
- * The alert writer's flap bookkeeping (flap-fns.ts holds the rule): for each change of a batch that counts,
- * its (integration, fingerprint)'s state is locked and read, stepped, and written back; the alert is marked
- * while it flaps; a start adds the `alert.flapping` outbox event (its notice) and the `flaps` count to the
+ * The alert writer's flap bookkeeping (flap-fns.ts holds the rule): the (integration, fingerprint) states of a
+ * batch's changes that count are locked and read, stepped change by change, and written back; the alerts
+ * written while their fingerprint flaps are marked; a start adds the `alert.flapping` outbox event (its notice) and the `flaps` count to the
  * batch's effects, which the writer stores next in the same transaction. Written once as a generator of
  * statements, so that SQLite's synchronous prepared statements and the asynchronous paths run the same steps.
  */
@@ -14,17 +15,27 @@ import { DEFAULT_FLAP_RULE, flapStep, type FlapRule, type FlapState } from './fl
 export type FlapQuery = readonly [name: string, text: string, params: unknown[]];
 type Row = Record<string, unknown>;
 
-export function flapSql(p: (i: number) => string) {
-  const key = `org_id = ${p(1)} and integration_id = ${p(2)} and fingerprint = ${p(3)}`;
+/**
+ * The statements, each for a whole batch (a group commit of hundreds of new alerts costs four statements, not four
+ * per alert): the rows go in as one JSON array parameter, unnested by the dialect's JSON function.
+ */
+export function flapSql(dialect: Dialect, p: (i: number) => string) {
+  const pg = dialect === 'postgres';
+  /** Each element of the JSON array parameter `i` as `e`, and its field `n` as text. */
+  const each = (i: number) => (pg ? `jsonb_array_elements(${p(i)}::jsonb) e` : `json_each(${p(i)}) e`);
+  const at = (n: number, type = '') => (pg ? `(e->>${n})${type}` : `(e.value->>${n})`);
+  const texts = (i: number) => (pg ? `select jsonb_array_elements_text(${p(i)}::jsonb)` : `select value from json_each(${p(i)})`);
   return {
     // Inserted when missing, and locked either way (an upsert that changes nothing still takes the row's lock).
+    // SQLite needs the WHERE to tell an upsert's ON CONFLICT from a join's ON.
     lock: `insert into alert_flaps (org_id, integration_id, fingerprint, changes, flapping, since, last_change_at)
-      values (${p(1)}, ${p(2)}, ${p(3)}, '[]', 0, null, 0)
+      select ${at(0)}, ${at(1)}, ${at(2)}, '[]', 0, null, 0 from ${each(1)} where true
       on conflict (org_id, integration_id, fingerprint) do update set last_change_at = alert_flaps.last_change_at
-      returning changes, flapping, since, last_change_at`,
-    rule: `select flap_threshold, flap_window_seconds, flap_stable_seconds from integrations where org_id = ${p(1)} and id = ${p(2)}`,
-    write: `update alert_flaps set changes = ${p(4)}, flapping = ${p(5)}, since = ${p(6)}, last_change_at = ${p(7)} where ${key}`,
-    mark: `update alerts set flapping = 1 where id = ${p(1)}`,
+      returning org_id, integration_id, fingerprint, changes, flapping, since, last_change_at`,
+    rules: `select id, org_id, flap_threshold, flap_window_seconds, flap_stable_seconds from integrations where id in (${texts(1)})`,
+    write: `update alert_flaps set changes = ${at(3)}, flapping = ${at(4, '::integer')}, since = ${at(5, '::bigint')}, last_change_at = ${at(6, '::bigint')}
+      from ${each(1)} where alert_flaps.org_id = ${at(0)} and alert_flaps.integration_id = ${at(1)} and alert_flaps.fingerprint = ${at(2)}`,
+    mark: `update alerts set flapping = 1 where id in (${texts(1)})`,
   };
 }
 export type FlapSql = ReturnType<typeof flapSql>;
@@ -42,24 +53,35 @@ export const flapStateOf = (r: Row): FlapState => ({
   since: r.since === null || r.since === undefined ? null : Number(r.since), lastChangeAt: Number(r.last_change_at),
 });
 
-const keyOf = (a: AlertState) => `${a.org_id}\u0000${a.integration_id}\u0000${a.fingerprint}`;
+const keyOf = (orgId: unknown, integrationId: unknown, fingerprint: unknown) => `${orgId}\u0000${integrationId}\u0000${fingerprint}`;
 
 function* flapWrites(text: FlapSql, fx: Effects): Generator<FlapQuery, void, Row[]> {
-  // In key order, and each change in its turn: two writers lock shared rows in one order.
-  const changes = fx.flaps.map((a, i) => ({ a, i })).sort((x, y) => (keyOf(x.a) < keyOf(y.a) ? -1 : keyOf(x.a) > keyOf(y.a) ? 1 : x.i - y.i));
+  const changes = fx.flaps;
   fx.flaps = [];
-  for (const { a } of changes) {
-    const key = [a.org_id, a.integration_id, a.fingerprint];
-    const [row] = yield ['alertflow_flap_lock', text.lock, key];
-    const [rule] = yield ['alertflow_flap_rule', text.rule, [a.org_id, a.integration_id]];
-    const { state, started } = flapStep(flapStateOf(row as Row), a.updated_at, ruleOf(rule));
-    yield ['alertflow_flap_write', text.write, [...key, JSON.stringify(state.changes), state.flapping ? 1 : 0, state.since, state.lastChangeAt]];
-    if (state.flapping) yield ['alertflow_flap_mark', text.mark, [a.id]];
+  // The batch's keys in order: two writers lock shared rows in one order.
+  const keys = [...new Map(changes.map((a) => [keyOf(a.org_id, a.integration_id, a.fingerprint), [a.org_id, a.integration_id, a.fingerprint] as const])).entries()]
+    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, k]) => k);
+  const states = new Map((yield ['alertflow_flap_lock', text.lock, [JSON.stringify(keys)]]).map((r) => [keyOf(r.org_id, r.integration_id, r.fingerprint), flapStateOf(r)]));
+  const rules = new Map((yield ['alertflow_flap_rules', text.rules, [JSON.stringify([...new Set(changes.map((a) => a.integration_id))])]])
+    .map((r) => [`${r.org_id}\u0000${r.id}`, ruleOf(r)]));
+  const flapping: string[] = [];
+  // Each change in its turn: several of one fingerprint in a batch step its state one after the other.
+  for (const a of changes) {
+    const key = keyOf(a.org_id, a.integration_id, a.fingerprint);
+    const { state, started } = flapStep(states.get(key) ?? NO_FLAPS, a.updated_at, rules.get(`${a.org_id}\u0000${a.integration_id}`) ?? ruleOf(undefined));
+    states.set(key, state);
+    if (state.flapping) flapping.push(a.id);
     if (started) {
       fx.facts.push(flapStarted(a, a.updated_at));
       fx.events.push({ orgId: a.org_id, alertId: a.id, type: 'alert.flapping', at: a.updated_at });
     }
   }
+  const written = keys.map((k) => {
+    const s = states.get(keyOf(...k)) as FlapState;
+    return [...k, JSON.stringify(s.changes), s.flapping ? 1 : 0, s.since, s.lastChangeAt];
+  });
+  yield ['alertflow_flap_write', text.write, [JSON.stringify(written)]];
+  if (flapping.length > 0) yield ['alertflow_flap_mark', text.mark, [JSON.stringify(flapping)]];
 }
 
 /** Applies a batch's flap changes through an asynchronous connection (Kysely's, or PostgreSQL's prepared statements). */
