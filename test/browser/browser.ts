@@ -3,11 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { after, before, describe } from 'node:test';
+import { after, before } from 'node:test';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { ROOT, startServer, stopAll, type ChildEnv, type ServerProcess } from '../support/process.ts';
-import { createTestStore, STORE_KINDS, type StoreKind, type TestStore } from '../support/stores.ts';
+import { createTestStore, eachStore as eachStoreOf, type EachStoreOptions, type StoreKind, type TestStore } from '../support/stores.ts';
 
 /**
  * Shared pieces of the browser tests: Debian's Chromium (never a downloaded browser), the built dashboard,
@@ -178,28 +178,10 @@ export async function assertAccessibleNarrowAndDark(page: Page, what: string, sh
   await page.setViewportSize({ width: 1280, height: 800 });
 }
 
-export interface EachStoreOptions {
-  /**
-   * Run the kinds' blocks at the same time: each has its own store, server and browser context (useDashboard), so
-   * the file takes about as long as its slowest kind instead of the sum. Not when the pages use the clipboard:
-   * Chromium has one for all its contexts.
-   */
-  together: boolean;
-  /** Said after the kind in its block's title, e.g. how that kind's test differs. */
-  detail?: (kind: StoreKind) => string;
-  /** Time limit of each kind's block. */
-  timeout?: number;
-}
-
-/** A describe block `title` holding the block `body` declares for each store kind; skipped without a browser. */
+/** A block per store kind (see stores.ts's `eachStore`), skipped as a whole without a browser. */
 export function eachStore(title: string, options: EachStoreOptions, body: (kind: StoreKind) => void): void {
-  describe(title, { skip: browserSkipReason() ?? false, concurrency: options.together ? STORE_KINDS.length : 1 }, () => {
-    for (const kind of STORE_KINDS) {
-      // One at a time inside a kind: its tests drive one page, in order (a block inherits its parent's concurrency).
-      describe(`${title} (${kind}${options.detail?.(kind) ?? ''})`, { concurrency: 1, ...(options.timeout !== undefined && { timeout: options.timeout }) },
-        () => body(kind));
-    }
-  });
+  const skip = browserSkipReason();
+  eachStoreOf(title, { ...options, ...(skip !== null && { skip }) }, body);
 }
 
 export interface DashboardOptions {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
+import { describe } from 'node:test';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -12,6 +13,35 @@ export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'postgres'];
 /** The cluster CI and developers have; each test gets its own database in it, never the shared ones. */
 export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface EachStoreOptions {
+  /**
+   * Run the kinds' blocks side by side: each has its own store (and its own server, sinks and browser context),
+   * so the file takes about as long as its slowest kind instead of the sum. Not where a test measures time
+   * (the other kind's load would be in its figure), nor where pages use the clipboard (Chromium has one for all
+   * its contexts).
+   */
+  together: boolean;
+  /** Said after the kind in its block's title, e.g. how that kind's test differs. */
+  detail?: (kind: StoreKind) => string;
+  /** Time limit of each test and hook of each kind's block (else the run's --test-timeout). */
+  timeout?: number;
+  /** Skips the whole block, with this reason. */
+  skip?: string;
+}
+
+/**
+ * A describe block `title` holding, for each store kind, the block `body` declares, titled `title (kind)`; the
+ * tests within one kind's block run in order. The one place a file says how its kinds share the run.
+ */
+export function eachStore(title: string, options: EachStoreOptions, body: (kind: StoreKind) => void): void {
+  describe(title, { skip: options.skip ?? false, concurrency: options.together ? STORE_KINDS.length : 1 }, () => {
+    for (const kind of STORE_KINDS) {
+      describe(`${title} (${kind}${options.detail?.(kind) ?? ''})`, { concurrency: 1, ...(options.timeout !== undefined && { timeout: options.timeout }) },
+        () => body(kind));
+    }
+  });
+}
 
 export interface TestStore {
   config: StoreConfig;
