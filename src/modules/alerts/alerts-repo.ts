@@ -57,7 +57,8 @@ export function alertsRepo(store: Store) {
     if (f.clientId !== undefined) q = q.where('client_id', '=', f.clientId);
     if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
     if (f.until !== undefined) q = q.where('created_at', '<', f.until);
-    if (f.flapping !== undefined) q = q.where('flapping', '=', f.flapping ? 1 : 0);
+    // Literal, so that SQLite uses the partial index of flapping alerts (migration 0032).
+    if (f.flapping !== undefined) q = q.where(sql<boolean>`${sql.raw(f.flapping ? 'flapping = 1' : 'flapping = 0')}`);
     if (f.q) q = q.where(sql<boolean>`lower(title) like ${`%${escapeLike(f.q.toLowerCase())}%`} escape '\\'`);
     for (const [k, v] of f.labels ?? []) q = q.where(sql<boolean>`${store.jsonText('labels', k)} = ${v}`);
     return q;
