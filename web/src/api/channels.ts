@@ -15,7 +15,7 @@ export const channelsFor = (all: readonly ChannelInfo[] | undefined, use: Channe
 export const channelNamed = (all: readonly ChannelInfo[] | undefined, type: string): ChannelInfo | undefined => all?.find((c) => c.type === type);
 
 /** The target the API takes: the channel's fields only (trimmed unless `trim` is false); an empty optional one left out (a secret: removed). */
-export function cleanTarget(info: ChannelInfo | undefined, values: Record<string, string>, trim = true): Record<string, string> {
+export function cleanTarget(info: Pick<ChannelInfo, 'fields'> | undefined, values: Record<string, string>, trim = true): Record<string, string> {
   if (!info) return values;
   const target: Record<string, string> = {};
   for (const f of info.fields) {
@@ -27,7 +27,7 @@ export function cleanTarget(info: ChannelInfo | undefined, values: Record<string
 }
 
 /** A blank target of the channel: its required fields empty, for the form to fill. */
-export const blankTarget = (info: ChannelInfo | undefined): Record<string, string> =>
+export const blankTarget = (info: Pick<ChannelInfo, 'fields'> | undefined): Record<string, string> =>
   Object.fromEntries((info?.fields ?? []).filter((f) => f.required).map((f) => [f.name, '']));
 
 /** What a target reaches, in one line of text: its fields that are not secrets (a secret only says it is set). */

@@ -76,3 +76,6 @@ export type CreateEscalationPolicyBody = Body<paths['/escalation-policies']['pos
 export type EscalationStep = EscalationPolicy['steps'][number];
 export type EscalationTarget = EscalationStep['targets'][number];
 export type ChannelInfo = Ok<paths['/channels']['get']>['data'][number];
+export type ChannelSetup = Ok<paths['/channel-settings']['get']>['data'][number];
+export type ChannelProviders = Ok<paths['/channel-providers']['get']>['data'];
+export type NotificationAnswer = Notification['answers'][number];

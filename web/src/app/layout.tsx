@@ -22,6 +22,7 @@ const NAV = [
   { to: '/client-board', label: 'Client board' },
   { to: '/analytics', label: 'Analytics' },
   { to: '/members', label: 'Members' },
+  { to: '/settings/channels', label: 'Channels' },
   { to: '/settings/api-keys', label: 'API keys' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/profile', label: 'Your profile' },
@@ -31,7 +32,7 @@ function Nav({ session }: { session: SessionView }) {
   const replace = useReplaceSession();
   const navigate = useNavigate();
   const qc = useQueryClient();
-  // On a phone the 15 links would push every page down by a screen's third: they fold behind a Menu button there.
+  // On a phone the 16 links would push every page down by a screen's third: they fold behind a Menu button there.
   const [menuOpen, setMenuOpen] = useState(false);
   const out = useMutation({
     mutationFn: logout,

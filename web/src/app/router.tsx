@@ -41,6 +41,7 @@ export const router = createBrowserRouter([
       { path: 'heartbeats/:id', lazy: page(() => import('../features/heartbeats/heartbeat-page')) },
       { path: 'escalation-policies', lazy: page(() => import('../features/escalations/escalation-policies-page')) },
       { path: 'escalation-policies/:id', lazy: page(() => import('../features/escalations/escalation-policy-page')) },
+      { path: 'settings/channels', lazy: page(() => import('../features/channels/channel-settings-page')) },
       { path: 'settings/api-keys', lazy: page(() => import('../features/api-keys/api-keys-page')) },
       { path: 'audit-log', lazy: page(() => import('../features/audit/audit-page')) },
       { path: 'incidents', lazy: page(() => import('../features/incidents/incidents-page')) },

@@ -8,7 +8,8 @@ import { fieldErrors, TextField } from './form';
  * change hands back the target without the optional fields left empty (`cleanTarget`, trimmed when sent).
  */
 export function ChannelFields({ info, target, path, error, onChange }: {
-  info: ChannelInfo;
+  /** A channel of the catalogue, or an organization's set-up of one (its settings' fields). */
+  info: Pick<ChannelInfo, 'type' | 'fields'>;
   target: Record<string, string>;
   /** Where the API reports this target's problems: `target`, `steps/0/targets/1/target`. */
   path: string;

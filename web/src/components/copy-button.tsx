@@ -17,3 +17,16 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     </button>
   );
 }
+
+/** One value a person pastes into another tool, with its copy button: a row of a `<dl>`. */
+export function CopyValue({ label, value, testId, copy }: { label: string; value: string; testId: string; copy: string }) {
+  return (
+    <div>
+      <dt>{label}</dt>
+      <dd className="copy-row">
+        <code className="break" data-testid={testId}>{value}</code>
+        <CopyButton text={value} label={copy} />
+      </dd>
+    </div>
+  );
+}

@@ -8,6 +8,7 @@ import { useActorText } from '../../api/actors';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useAlert, useAlertNotifications, useBulkAction, useIncident } from './alerts-api';
+import { answerText, deliveryStatus } from './delivery-fns';
 import { CodeBlock } from '../../components/code-block';
 import { useIntegration } from '../integrations/integrations-api';
 import { senderLink } from './sender-link';
@@ -64,7 +65,15 @@ function Notifications({ id }: { id: string }) {
           {list.data.data.map((n) => (
             <tr key={n.id}>
               <td>{n.channel}</td><td className="break">{n.target}</td>
-              <td>{n.status}{n.lastError ? ` (${n.lastError})` : ''}</td><td className="num">{n.attempts}</td><td>{formatTime(n.sentAt)}</td>
+              <td>
+                {deliveryStatus(n)}
+                {n.answers.length > 0 && (
+                  <ul className="short-list" aria-label="Answers">
+                    {n.answers.map((a) => <li key={`${a.at}-${a.action}-${a.via}`} data-testid="answer">{answerText(a)}, {formatTime(a.at)}</li>)}
+                  </ul>
+                )}
+              </td>
+              <td className="num">{n.attempts}</td><td>{formatTime(n.sentAt)}</td>
             </tr>
           ))}
         </tbody>

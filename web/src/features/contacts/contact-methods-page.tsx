@@ -1,14 +1,14 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { channelNamed, channelsFor, useChannels } from '../../api/channels';
-import type { ChannelInfo, ContactMethod, Notification, PatchContactMethodBody } from '../../api/types';
+import type { ChannelInfo, ContactMethod, PatchContactMethodBody } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
 import { Loading, Page } from '../../components/page';
 import { useSession } from '../auth/session';
 import {
-  useAddContactMethod, useContactMethods, useDeleteContactMethod, useNotificationRules, useSaveRules, useTestContactMethod, useUpdateContactMethod,
+  useAddContactMethod, useContactMethods, useDeleteContactMethod, useNotificationRules, useSaveRules, useSendTest, useUpdateContactMethod,
 } from './contacts-api';
 import { createBody, draftOf, emptyDraft, reach, targetOf, type MethodDraft } from './contacts-fns';
 import { MethodForm } from './method-form';
@@ -17,18 +17,10 @@ import { RulesEditor } from './rules-editor';
 
 type Editing = { kind: 'add' } | { kind: 'edit'; method: ContactMethod } | null;
 
-/** How a test page went, in words: the provider's own error when it failed. */
-const testOutcome = (n: Notification): string => (n.status === 'sent' ? 'Test page sent.' : `Test page failed: ${n.lastError ?? 'no reason given'}`);
-
 function MethodList({ methods, channels, added, onEdit, onDelete }: {
   methods: ContactMethod[]; channels: ChannelInfo[] | undefined; added: string | null; onEdit: (m: ContactMethod) => void; onDelete: (m: ContactMethod) => void;
 }) {
-  const test = useTestContactMethod();
-  const [outcomes, setOutcomes] = useState<Record<string, string>>({});
-  const send = (m: ContactMethod) => test.mutate(m.id, {
-    onSuccess: (r) => setOutcomes((o) => ({ ...o, [m.id]: testOutcome(r.data) })),
-    onError: (e) => setOutcomes((o) => ({ ...o, [m.id]: `Test page not sent: ${e.message}` })),
-  });
+  const test = useSendTest();
   return (
     <ul className="short-list contact-list">
       {methods.map((m) => (
@@ -36,11 +28,11 @@ function MethodList({ methods, channels, added, onEdit, onDelete }: {
           <div className="break">
             <strong>{m.label}</strong> <span className="badge">{channelNamed(channels, m.type)?.label ?? m.type}</span>
             <div className="muted">{reach(m, channelNamed(channels, m.type))}</div>
-            {outcomes[m.id] && <div role="status" className="hint">{outcomes[m.id]}</div>}
+            {test.outcome(m.id) && <div role="status" className="hint">{test.outcome(m.id)}</div>}
             {!m.verified && <VerifyMethod method={m} autoSend={m.id === added} />}
           </div>
           <div className="row-actions">
-            {m.verified && <button type="button" className="secondary small" disabled={test.isPending && test.variables === m.id} onClick={() => send(m)} aria-label={`Send a test to ${m.label}`}>Send a test</button>}
+            {m.verified && <button type="button" className="secondary small" disabled={test.sending(m.id)} onClick={() => test.send(m.id)} aria-label={`Send a test to ${m.label}`}>Send a test</button>}
             <button type="button" className="secondary small" onClick={() => onEdit(m)} aria-label={`Edit ${m.label}`}>Edit</button>
             <button type="button" className="danger small" onClick={() => onDelete(m)} aria-label={`Delete ${m.label}`}>Delete</button>
           </div>

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api, unwrap } from '../../api/client';
-import type { CreateContactMethodBody, NotificationRule, PatchContactMethodBody } from '../../api/types';
+import type { CreateContactMethodBody, Notification, NotificationRule, PatchContactMethodBody } from '../../api/types';
 
 const METHODS = ['contact-methods'] as const;
 const RULES = ['notification-rules'] as const;
@@ -36,8 +37,25 @@ export const useSaveRules = () =>
   useContactMutation((rules: NotificationRule[]) => unwrap(api.PUT('/users/me/notification-rules', { body: { rules } })));
 
 /** "Send a test": a marked test page to the method now; the delivery as it went. */
-export const useTestContactMethod = () =>
+const useTestContactMethod = () =>
   useMutation({ mutationFn: (id: string) => unwrap(api.POST('/users/me/contact-methods/{id}/test', { params: { path: { id } } })) });
+
+/** How a test page went, in words: the provider's own error when it failed. */
+const testOutcome = (n: Notification): string => (n.status === 'sent' ? 'Test page sent.' : `Test page failed: ${n.lastError ?? 'no reason given'}`);
+
+/** "Send a test" to any of my methods, and how each went in words (the contact methods page, the Twilio settings). */
+export function useSendTest() {
+  const test = useTestContactMethod();
+  const [outcomes, setOutcomes] = useState<Record<string, string>>({});
+  return {
+    send: (id: string) => test.mutate(id, {
+      onSuccess: (r) => setOutcomes((o) => ({ ...o, [id]: testOutcome(r.data) })),
+      onError: (e) => setOutcomes((o) => ({ ...o, [id]: `Test page not sent: ${e.message}` })),
+    }),
+    sending: (id: string) => test.isPending && test.variables === id,
+    outcome: (id: string): string | undefined => outcomes[id],
+  };
+}
 
 /** Sends a code to a method that pages only once confirmed (a phone number). */
 export const useSendCode = () =>

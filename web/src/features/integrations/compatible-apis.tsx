@@ -1,21 +1,8 @@
 import type { ReactNode } from 'react';
 import type { Integration } from '../../api/types';
 import { CodeBlock } from '../../components/code-block';
-import { CopyButton } from '../../components/copy-button';
+import { CopyButton, CopyValue as Value } from '../../components/copy-button';
 import { opsgenieAlertsUrl, opsgenieReceiver, pagerdutyReceiver, receiversBlock } from './compatible-fns';
-
-/** One value a person pastes into a tool, with its copy button. */
-function Value({ label, value, testId, copy }: { label: string; value: string; testId: string; copy: string }) {
-  return (
-    <div>
-      <dt>{label}</dt>
-      <dd className="copy-row">
-        <code className="break" data-testid={testId}>{value}</code>
-        <CopyButton text={value} label={copy} />
-      </dd>
-    </div>
-  );
-}
 
 /** A tool's settings, in the words of its own form: field → what to put there. */
 function Tool({ name, children }: { name: string; children: ReactNode }) {
