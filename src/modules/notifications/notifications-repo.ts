@@ -81,6 +81,23 @@ export function notificationsRepo() {
         .returning('next_at').executeTakeFirstOrThrow();
       return Number(r.next_at) - everyMs;
     },
+    /**
+     * The turn to send now under a paced key: slots space sends as they are handed out, but a worker that runs
+     * late would send two slots' messages back to back. So the send takes its turn too, in the key's `#sent` row
+     * (when the next send may go; one atomic upsert): due (within `toleranceMs`, a timer's jitter), the turn is
+     * taken and the next one is `everyMs` after the later of now and this one; else the time it comes.
+     */
+    takeTurn: async (db: Kysely<DB>, key: string, everyMs: number, now: number, toleranceMs: number): Promise<{ ok: true } | { ok: false; at: number }> => {
+      const gate = `${key}#sent`;
+      const taken = await db.insertInto('send_pace').values({ key: gate, next_at: now + everyMs })
+        .onConflict((oc) => oc.column('key').doUpdateSet({
+          next_at: sql<number>`(case when send_pace.next_at > ${now} then send_pace.next_at else ${now} end) + ${everyMs}`,
+        }).where('send_pace.next_at', '<=', now + toleranceMs))
+        .returning('next_at').executeTakeFirst();
+      if (taken) return { ok: true };
+      const row = await db.selectFrom('send_pace').select('next_at').where('key', '=', gate).executeTakeFirst();
+      return row ? { ok: false, at: Number(row.next_at) } : { ok: true };
+    },
     /** Holds a slot for the attempt about to be made (`attempts` so far); false when the row moved on meanwhile. */
     holdSlot: async (db: Kysely<DB>, id: string, attempts: number, slot: number): Promise<boolean> =>
       Number((await db.updateTable('notifications').set({ paced_at: slot })
