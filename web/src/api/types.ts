@@ -79,3 +79,4 @@ export type ChannelInfo = Ok<paths['/channels']['get']>['data'][number];
 export type ChannelSetup = Ok<paths['/channel-settings']['get']>['data'][number];
 export type ChannelProviders = Ok<paths['/channel-providers']['get']>['data'];
 export type NotificationAnswer = Notification['answers'][number];
+export type LinkBody = Body<paths['/users/me/contact-methods/link']['post']>;

@@ -12,6 +12,7 @@ import {
 } from './contacts-api';
 import { createBody, draftOf, emptyDraft, reach, targetOf, type MethodDraft } from './contacts-fns';
 import { MethodForm } from './method-form';
+import { LinkChat } from './link-chat';
 import { VerifyMethod } from './verify-method';
 import { RulesEditor } from './rules-editor';
 
@@ -44,14 +45,17 @@ function MethodList({ methods, channels, added, onEdit, onDelete }: {
 
 export default function ContactMethodsPage() {
   const session = useSession();
-  const methods = useContactMethods();
+  const [linking, setLinking] = useState(false);
+  const methods = useContactMethods(linking);
   const rules = useNotificationRules();
   const add = useAddContactMethod();
   const update = useUpdateContactMethod();
   const remove = useDeleteContactMethod();
   const saveRules = useSaveRules();
   const catalogue = useChannels();
-  const contactChannels = channelsFor(catalogue.data, 'contact');
+  // A chat linked from the chat itself (Telegram) is not typed in: its Link button gives the code to send.
+  const contactChannels = channelsFor(catalogue.data, 'contact').filter((c) => !c.linked);
+  const linkedChannels = channelsFor(catalogue.data, 'contact').filter((c) => c.linked);
   const [editing, setEditing] = useState<Editing>(null);
   const [deleting, setDeleting] = useState<ContactMethod | null>(null);
   const [added, setAdded] = useState<string | null>(null);
@@ -89,6 +93,7 @@ export default function ContactMethodsPage() {
           onCancel={close}
         />
       )}
+      {linkedChannels.map((c) => <LinkChat key={c.type} channel={c} onWaiting={setLinking} />)}
       <ErrorDisplay error={methods.error ?? rules.error ?? remove.error ?? catalogue.error} />
       <section className="panel" aria-labelledby="methods-head">
         <h2 id="methods-head">Where</h2>

@@ -1,13 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../../api/client';
-import type { CreateContactMethodBody, Notification, NotificationRule, PatchContactMethodBody } from '../../api/types';
+import type { CreateContactMethodBody, LinkBody, Notification, NotificationRule, PatchContactMethodBody } from '../../api/types';
 
 const METHODS = ['contact-methods'] as const;
 const RULES = ['notification-rules'] as const;
 
-export function useContactMethods() {
-  return useQuery({ queryKey: METHODS, queryFn: ({ signal }) => unwrap(api.GET('/users/me/contact-methods', { signal })) });
+/** `poll`: read again every few seconds (a chat being linked from the chat itself appears on its own). */
+export function useContactMethods(poll = false) {
+  return useQuery({ queryKey: METHODS, queryFn: ({ signal }) => unwrap(api.GET('/users/me/contact-methods', { signal })), refetchInterval: poll ? 3000 : false });
 }
 
 export function useNotificationRules() {
@@ -64,3 +65,7 @@ export const useSendCode = () =>
 /** Confirms a method with the code sent to it; the methods are read again (it pages from now on). */
 export const useVerifyMethod = () =>
   useContactMutation(({ id, code }: { id: string; code: string }) => unwrap(api.POST('/users/me/contact-methods/{id}/verify', { params: { path: { id } }, body: { code } })));
+
+/** A one-time code to link a chat account (Telegram) as a contact method, and where to send it. */
+export const useRequestLink = () =>
+  useMutation({ mutationFn: (type: LinkBody['type']) => unwrap(api.POST('/users/me/contact-methods/link', { body: { type } })) });
