@@ -6,9 +6,10 @@ import { DEFAULT_FLAP_RULE, flapStep, NO_FLAPS, type FlapRule, type FlapState } 
 /**
  * The alert writer's flap bookkeeping (flap-fns.ts holds the rule): the (integration, fingerprint) states of a
  * batch's changes that count are locked and read, stepped change by change, and written back; the alerts
- * written while their fingerprint flaps are marked; a start adds the `alert.flapping` outbox event (its notice) and the `flaps` count to the
- * batch's effects, which the writer stores next in the same transaction. Written once as a generator of
- * statements, so that SQLite's synchronous prepared statements and the asynchronous paths run the same steps.
+ * written while their fingerprint flaps are marked; a start adds the `alert.flapping` outbox event (its notice)
+ * and the `flaps` count to the batch's effects, which the writer stores next in the same transaction. Written
+ * once as a generator of statements, so that SQLite's synchronous prepared statements and the asynchronous
+ * paths run the same steps.
  */
 
 /** One statement: a name (PostgreSQL's prepared statement), its text and its parameters. */
