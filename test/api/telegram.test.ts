@@ -9,8 +9,8 @@ import { startTelegramSim, type TelegramSim } from '../support/telegram-sim.ts';
 /**
  * An organization's Telegram bot (Telegram's simulator): set up with its token (webhook set with a secret
  * token); a member links their chat with a one-time code; a page has inline Acknowledge and Resolve buttons;
- * a press acts as the member who linked that account, once; forged and unlinked presses change nothing; and
- * the message follows the incident.
+ * a press acts as the member who linked that account, once; forged, unlinked and other organizations' presses change
+ * nothing; and the message follows the incident.
  */
 
 const PASSWORD = 'correct horse battery staple';
@@ -94,6 +94,20 @@ for (const kind of STORE_KINDS) {
       tg.chats.add('-1001234');
       await tg.say('-1001234', MIA_TG, '/chatid', 'group');
       assert.match(lastTo('-1001234')?.text ?? '', /^This chat's id is -1001234/);
+    });
+
+    // Last: the bot's webhook is then the other organization's.
+    it('another organization\'s bot cannot answer this organization\'s page', async () => {
+      // The acknowledged page of the press test: its Resolve button, pressed through the other organization's bot.
+      const page = tg.messages.find((m) => m.chatId === MIA_CHAT && m.text.includes('Broker down'))!;
+      const incidentId = (await h.ok('GET', '/api/v1/incidents?status=acknowledged')).data[0].id as string;
+      const other = await h.newOrg('Other');
+      await h.ok('PUT', '/api/v1/channel-settings/telegram', { key: other.key, body: { botToken: tg.token } });
+      assert.ok(tg.webhook?.url.includes(other.id), 'the bot now posts to the other organization\'s webhook');
+      const resolve = tg.buttons(page).find((b) => b.startsWith('r:'));
+      assert.equal((await tg.press(page, resolve as string, MIA_TG)).status, 200);
+      assert.equal(tg.answers.at(-1)!.text, 'This page is not one of this bot\'s.');
+      assert.equal((await h.ok('GET', `/api/v1/incidents/${incidentId}`)).data.status, 'acknowledged', 'nothing changed');
     });
   });
 }

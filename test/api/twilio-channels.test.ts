@@ -185,6 +185,8 @@ for (const kind of STORE_KINDS) {
       assert.match(again.body, /Already done/);
       // Someone else's call id with this page's URL: refused.
       assert.equal((await sim.post(action, { AccountSid: sim.accountSid, CallSid: 'CA0', From: c.from, To: c.to, Digits: '6' })).status, 404);
+      // A key posted unsigned by Twilio's token (forged): refused before anything is read.
+      assert.equal((await sim.post(action, { AccountSid: sim.accountSid, CallSid: c.sid, From: c.from, To: c.to, Digits: '6' }, sim.sign('http://elsewhere.test/', {}))).status, 403);
       assert.equal((await incident(incidentId)).status, 'acknowledged');
 
       // Nobody picks up the next page: the log says so.
