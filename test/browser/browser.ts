@@ -7,6 +7,7 @@ import { after, before } from 'node:test';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { ROOT, startServer, stopAll, type ChildEnv, type ServerProcess } from '../support/process.ts';
+import { startSmtpSink, type SmtpSink } from '../support/sinks.ts';
 import { createTestStore, eachStore as eachStoreOf, type EachStoreOptions, type StoreKind, type TestStore } from '../support/stores.ts';
 
 /**
@@ -164,6 +165,22 @@ export function sharedBrowser(): () => Browser {
     if (!browser) throw new Error('the browser is not running (tests skipped, or used before the hook)');
     return browser;
   };
+}
+
+/**
+ * The servers' environment for a file whose pages escalate quickly and email: a policy "minute" of `minuteMs`
+ * (ESCALATION_MINUTE_MS exists for tests), jobs polled often, and a real SMTP sink started before the file's
+ * servers (its address filled in then) and closed after them.
+ */
+export function escalatingEnv(minuteMs: number): Record<string, string> {
+  const env: Record<string, string> = { ESCALATION_MINUTE_MS: String(minuteMs), JOB_POLL_MS: '50' };
+  let smtp: SmtpSink | undefined;
+  before(async () => {
+    smtp = await startSmtpSink();
+    env.SMTP_URL = smtp.url;
+  });
+  after(async () => { await smtp?.close(); });
+  return env;
 }
 
 /** axe at 390 px wide, then in dark mode, each photographed (`<shotName>-390`, `-dark`); back to 1280 px, light, after. */

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { eventually } from '../support/eventually.ts';
-import { startSmtpSink, type SmtpSink } from '../support/sinks.ts';
-import { apiAsBrowser, assertAccessible, assertFits, eachStore, ingestAt, OWNER, screenshot, sharedBrowser, useDashboard } from './browser.ts';
+import { apiAsBrowser, assertAccessible, assertFits, eachStore, escalatingEnv, ingestAt, OWNER, screenshot, sharedBrowser, useDashboard } from './browser.ts';
 
 /**
  * Working incidents and alerts in Debian's Chromium against a real `alertflow serve`, on both stores, at 1280 and
@@ -17,14 +16,7 @@ const MEMBER = { email: 'max@example.test', name: 'Max Member' };
 const MINUTE_MS = 500;
 
 const browser = sharedBrowser();
-// The servers' environment; the SMTP sink's address is filled in before any server starts.
-const env: Record<string, string> = { ESCALATION_MINUTE_MS: String(MINUTE_MS), JOB_POLL_MS: '50' };
-let smtp: SmtpSink | undefined;
-before(async () => {
-  smtp = await startSmtpSink();
-  env.SMTP_URL = smtp.url;
-});
-after(async () => { await smtp?.close(); });
+const env = escalatingEnv(MINUTE_MS);
 
 eachStore('incidents and alerts, worked in a browser', { together: true }, (kind) => {
   const app = useDashboard(browser, kind, { env, startTimeoutMs: 60_000 });

@@ -2,6 +2,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { downloadCsv, type Cell } from './csv';
+import { TableWrap } from './table-wrap';
 
 export interface ChartSeries {
   label: string;
@@ -92,7 +93,7 @@ export function Chart({ title, x, series, format, xLabel, formatX, file }: Props
         </div>
       </div>
       {series.length === 0 || x.length === 0 ? <p className="muted">Nothing in this range.</p> : table ? (
-        <div className="table-wrap">
+        <TableWrap label={title}>
           <table>
             <caption className="sr-only">{title}</caption>
             <thead><tr><th scope="col">{xLabel}</th>{series.map((s) => <th scope="col" key={s.label} className="num">{s.label}</th>)}</tr></thead>
@@ -102,7 +103,7 @@ export function Chart({ title, x, series, format, xLabel, formatX, file }: Props
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : <Plot x={x} series={series} format={fmt} title={title} />}
     </section>
   );

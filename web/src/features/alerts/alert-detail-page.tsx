@@ -10,6 +10,7 @@ import { useCan } from '../auth/session';
 import { useAlert, useAlertNotifications, useBulkAction, useIncident } from './alerts-api';
 import { answerText, deliveryStatus } from './delivery-fns';
 import { CodeBlock } from '../../components/code-block';
+import { TableWrap } from '../../components/table-wrap';
 import { useIntegration } from '../integrations/integrations-api';
 import { senderLink } from './sender-link';
 
@@ -58,7 +59,7 @@ function Notifications({ id }: { id: string }) {
   if (list.error) return <ErrorDisplay error={list.error} />;
   if (list.data.data.length === 0) return <p className="muted">No notification was sent for this alert. Workflows send them.</p>;
   return (
-    <div className="table-wrap">
+    <TableWrap label="Notifications">
       <table>
         <thead><tr><th scope="col">Channel</th><th scope="col">Target</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Sent</th></tr></thead>
         <tbody>
@@ -78,7 +79,7 @@ function Notifications({ id }: { id: string }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 

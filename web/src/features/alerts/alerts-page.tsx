@@ -13,6 +13,7 @@ import { useNarrow } from '../../components/use-narrow';
 import { useCan } from '../auth/session';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { alertQueryOf, filterOf, useAlerts, useBulkAction, useByFilter, useFilterChoices, type AlertAction, type AlertFilter } from './alerts-api';
+import { TableWrap } from '../../components/table-wrap';
 
 const STATUS_CHOICES = [
   { value: 'firing,acknowledged', label: 'Open (firing or acknowledged)' },
@@ -220,7 +221,7 @@ export default function AlertsPage() {
           {rows.map((a) => <Card key={a.id} alert={a} canWrite={canWrite} selected={selected.has(a.id)} onToggle={() => toggle(a.id)} />)}
         </ul>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Alerts">
           <table>
             <caption className="sr-only">Alerts{total !== undefined ? `, ${total} in all` : ''}</caption>
             <thead>
@@ -250,7 +251,7 @@ export default function AlertsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <Pager pages={pages} meta={list.data?.meta} />
     </Page>

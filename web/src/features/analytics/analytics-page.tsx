@@ -10,6 +10,7 @@ import { ZoneField } from '../../components/zone-field';
 import { useCan } from '../auth/session';
 import { useNoisy, useOrganization, usePagesPerPerson, useResponseTimes, useUpdateOrganization, useVolume, type NoisyBy, type SeriesParams } from './analytics-api';
 import { bucketLabel, rangeQuery, RANGES, topSeries } from './analytics-fns';
+import { TableWrap } from '../../components/table-wrap';
 
 const minutes = (ms: number) => formatDuration(ms);
 
@@ -116,12 +117,12 @@ function People({ from, to }: { from: string; to: string }) {
       <p className="hint">Working hours: Monday to Friday, 09:00–18:00 on each person's clock (their time zone in their profile).</p>
       <ErrorDisplay error={pages.error} />
       {pages.isPending ? <Loading rows={2} /> : people.length === 0 ? <p className="muted">Nobody was paged in this range.</p> : (
-        <div className="table-wrap">
+        <TableWrap label="Pages per person">
           <table>
             <thead><tr><th scope="col">Person</th><th scope="col" className="num">Working hours</th><th scope="col" className="num">Nights and weekends</th><th scope="col" className="num">Total</th></tr></thead>
             <tbody>{rows.map(([name, w, o, t], i) => <tr key={people[i]?.userId}><td>{name}</td><td className="num">{w}</td><td className="num">{o}</td><td className="num">{t}</td></tr>)}</tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );
@@ -153,7 +154,7 @@ function NoisyAlerts({ from, to }: { from: string; to: string }) {
       </div>
       <ErrorDisplay error={noisy.error} />
       {noisy.isPending ? <Loading rows={3} /> : list.length === 0 ? <p className="muted">None in this range.</p> : (
-        <div className="table-wrap">
+        <TableWrap label="Noisiest alerts">
           <table>
             <thead><tr><th scope="col">Alert</th><th scope="col" className="wide-only">Integration</th><th scope="col" className="num">Occurrences</th><th scope="col" className="num">Pages</th><th scope="col" className="num">Flaps</th></tr></thead>
             <tbody>
@@ -166,7 +167,7 @@ function NoisyAlerts({ from, to }: { from: string; to: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );

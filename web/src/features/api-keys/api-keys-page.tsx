@@ -8,6 +8,7 @@ import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from './api-keys-api';
 import { NewKeyForm } from './new-key-form';
+import { TableWrap } from '../../components/table-wrap';
 
 export default function ApiKeysPage() {
   const canWrite = useCan('api_keys:write');
@@ -33,7 +34,7 @@ export default function ApiKeysPage() {
           <p>{canWrite ? 'Choose “New API key” to create one for a script or tool.' : 'Ask an owner or admin to create a key.'}</p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="API keys">
           <table>
             <thead>
               <tr>
@@ -54,7 +55,7 @@ export default function ApiKeysPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <ConfirmDialog open={revoking !== null} title={`Revoke ${revoking?.name ?? ''}?`} confirmLabel="Revoke key" danger busy={revoke.isPending}
         onCancel={() => setRevoking(null)}

@@ -9,6 +9,7 @@ import { useActorText } from '../../api/actors';
 import { fieldErrors, SelectField, TextField } from '../../components/form';
 import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
+import { TableWrap } from '../../components/table-wrap';
 
 type Filters = Omit<AuditQuery, 'cursor' | 'limit'>;
 const ACTOR_TYPES = ['user', 'api_key', 'integration', 'system'] as const;
@@ -100,7 +101,7 @@ export default function AuditPage() {
           <p>{Object.keys(filters).length ? 'Change or clear the filters.' : 'Events appear here as people and keys change things.'}</p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Audit events">
           <table>
             <thead>
               <tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Actor</th><th scope="col">Target</th><th scope="col" className="wide-only">IP</th></tr>
@@ -117,7 +118,7 @@ export default function AuditPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <div ref={sentinel} className="pager">
         {hasNextPage && (

@@ -7,6 +7,7 @@ import { formatDuration } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import type { ClientReport } from '../../api/types';
 import { useClientReport } from './clients-api';
+import { TableWrap } from '../../components/table-wrap';
 
 const dur = (ms: number | null) => (ms === null ? '—' : formatDuration(ms));
 const monthWords = (period: string) => new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${period}-15T00:00:00Z`));
@@ -57,15 +58,15 @@ function Report({ r }: { r: ClientReport }) {
       <section className="panel" aria-labelledby="r-availability">
         <h2 id="r-availability">Availability</h2>
         <p className="hint">Time without an open critical alert. Services not listed had no critical alert.</p>
-        <div className="table-wrap"><table>
+        <TableWrap label="Availability"><table>
           <thead><tr><th scope="col">Service</th><th scope="col" className="num">Available</th><th scope="col" className="num">Down</th></tr></thead>
           <tbody>{r.availability.map((a) => <tr key={a.service}><td>{serviceName(a.service)}</td><td className="num">{a.percent} %</td><td className="num">{dur(a.downMs)}</td></tr>)}</tbody>
-        </table></div>
+        </table></TableWrap>
       </section>
       <section className="panel" aria-labelledby="r-incidents">
         <h2 id="r-incidents">Incidents ({r.incidents.total})</h2>
         {r.incidents.list.length === 0 ? <p className="muted">No incident.</p> : (
-          <div className="table-wrap"><table>
+          <TableWrap label="Incidents"><table>
             <thead><tr><th scope="col">#</th><th scope="col">Title</th><th scope="col">Severity</th><th scope="col">Opened</th><th scope="col" className="num">Duration</th></tr></thead>
             <tbody>{r.incidents.list.map((i) => (
               <tr key={i.id}>
@@ -76,16 +77,16 @@ function Report({ r }: { r: ClientReport }) {
                 <td className="num">{i.resolvedAt ? dur(i.durationMs) : <StatusBadge value={i.status} />}</td>
               </tr>
             ))}</tbody>
-          </table></div>
+          </table></TableWrap>
         )}
       </section>
       <section className="panel" aria-labelledby="r-noisy">
         <h2 id="r-noisy">Noisiest alerts</h2>
         {r.noisyAlerts.length === 0 ? <p className="muted">No alert.</p> : (
-          <div className="table-wrap"><table>
+          <TableWrap label="Noisiest alerts"><table>
             <thead><tr><th scope="col">Alert</th><th scope="col" className="num">Occurrences</th><th scope="col" className="num">Pages</th></tr></thead>
             <tbody>{r.noisyAlerts.map((a) => <tr key={`${a.integrationId}|${a.fingerprint}`}><td className="title-cell">{a.title}</td><td className="num">{a.counts.occurrences}</td><td className="num">{a.counts.pages}</td></tr>)}</tbody>
-          </table></div>
+          </table></TableWrap>
         )}
       </section>
       <section className="panel" aria-labelledby="r-maintenance">

@@ -6,6 +6,7 @@ import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useClientList, useCreateClient } from './clients-api';
 import { ClientForm } from './client-form';
+import { TableWrap } from '../../components/table-wrap';
 
 export default function ClientsPage() {
   const list = useClientList();
@@ -27,7 +28,7 @@ export default function ClientsPage() {
             {canWrite ? ' Choose “New client” to add one.' : ' Ask an admin to add one.'}</p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Clients">
           <table>
             <thead><tr><th scope="col">Name</th><th scope="col">Slug</th><th scope="col" className="wide-only">Contact</th></tr></thead>
             <tbody>
@@ -40,7 +41,7 @@ export default function ClientsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Page>
   );

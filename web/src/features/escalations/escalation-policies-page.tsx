@@ -7,6 +7,7 @@ import { useCan } from '../auth/session';
 import { useCreatePolicy, usePolicies, useTargetChoices } from './escalations-api';
 import { blankStep, describeSteps } from './escalations-fns';
 import { PolicyForm } from './policy-form';
+import { TableWrap } from '../../components/table-wrap';
 
 export default function EscalationPoliciesPage() {
   const list = usePolicies();
@@ -30,7 +31,7 @@ export default function EscalationPoliciesPage() {
             {canWrite ? ' Choose “New policy” to create one.' : ' Ask an admin to create one.'}</p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Escalation policies">
           <table>
             <thead><tr><th scope="col">Name</th><th scope="col">Steps</th><th scope="col">Repeats</th></tr></thead>
             <tbody>
@@ -43,7 +44,7 @@ export default function EscalationPoliciesPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Page>
   );

@@ -10,6 +10,7 @@ import { useCan } from '../auth/session';
 import { useCreateHeartbeat, useHeartbeats } from './heartbeats-api';
 import { HeartbeatForm, HeartbeatState, PingUrl } from './heartbeat-parts';
 import { every } from './heartbeats-fns';
+import { TableWrap } from '../../components/table-wrap';
 
 export default function HeartbeatsPage() {
   const list = useHeartbeats();
@@ -47,7 +48,7 @@ export default function HeartbeatsPage() {
             {canWrite ? ' Choose “New heartbeat” to create one.' : ' Ask an admin to create one.'}</p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Heartbeats">
           <table>
             <thead>
               <tr>
@@ -67,7 +68,7 @@ export default function HeartbeatsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Page>
   );

@@ -15,6 +15,7 @@ import { useNarrow } from '../../components/use-narrow';
 import { useCan } from '../auth/session';
 import { QuickActions } from './incident-quick-actions';
 import { incidentQueryOf, OPEN, useIncidents } from './incidents-api';
+import { TableWrap } from '../../components/table-wrap';
 
 const STATUS_CHOICES = [
   { value: OPEN, label: 'Open (triggered or acknowledged)' },
@@ -110,7 +111,7 @@ export default function IncidentsPage() {
           {rows.map((i) => <Card key={i.id} incident={i} assignee={assignee(i)} canWrite={canWrite} />)}
         </ul>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Incidents">
           <table>
             <caption className="sr-only">Incidents{total !== undefined ? `, ${total} in all` : ''}</caption>
             <thead>
@@ -140,7 +141,7 @@ export default function IncidentsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <Pager pages={pages} meta={list.data?.meta} />
     </Page>

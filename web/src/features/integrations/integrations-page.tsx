@@ -9,6 +9,7 @@ import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useClients } from '../../api/clients';
 import { useCreateIntegration, useIntegrations, usePresets } from './integrations-api';
+import { TableWrap } from '../../components/table-wrap';
 
 function CreateForm({ onCancel }: { onCancel: () => void }) {
   const presets = usePresets();
@@ -70,7 +71,7 @@ export default function IntegrationsPage() {
             {canWrite ? ' Choose “New integration” to create one.' : ' Ask an admin to create one.'}</p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Integrations">
           <table>
             <thead>
               <tr>
@@ -91,7 +92,7 @@ export default function IntegrationsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Page>
   );

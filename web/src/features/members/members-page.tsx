@@ -9,6 +9,7 @@ import { Pager, useCursorPages } from '../../components/pager';
 import { useCan, useSession } from '../auth/session';
 import { AddMemberForm, LinkNotice } from './add-member-form';
 import { useAddMember, useChangeRole, useMemberList, useNewLink, useRemoveMember } from './members-api';
+import { TableWrap } from '../../components/table-wrap';
 
 const ROLES: Role[] = ['member', 'admin', 'owner'];
 
@@ -45,7 +46,7 @@ export default function MembersPage() {
       {list.isPending ? <Loading /> : rows.length === 0 ? (
         <EmptyState title="No members"><p>Members appear here once added.</p></EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Members">
           <table>
             <thead>
               <tr>
@@ -81,7 +82,7 @@ export default function MembersPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       <Pager pages={pages} meta={list.data?.meta} />
       <ConfirmDialog open={removing !== null} title={`Remove ${removing?.name ?? ''}?`} confirmLabel="Remove member" danger busy={remove.isPending}

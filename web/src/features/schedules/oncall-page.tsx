@@ -5,6 +5,7 @@ import { formatTime } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useOnCall } from './schedules-api';
+import { TableWrap } from '../../components/table-wrap';
 
 /** Who is on call now in every schedule, and since and until when (in the viewer's time). */
 export default function OnCallPage() {
@@ -20,7 +21,7 @@ export default function OnCallPage() {
             {canWrite ? ' Choose “New schedule” to create one.' : ' Ask an admin to create one.'}</p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Schedules">
           <table data-testid="oncall-table">
             <thead>
               <tr><th scope="col">Schedule</th><th scope="col">On call now</th><th scope="col">Since</th><th scope="col">Until</th></tr>
@@ -36,7 +37,7 @@ export default function OnCallPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {list.data?.meta.hasMore && <p className="muted">Showing the 100 newest schedules.</p>}
     </Page>

@@ -9,6 +9,7 @@ import { ZoneField } from '../../components/zone-field';
 import { usePeople } from './people';
 import { useSchedulePreview } from './schedules-api';
 import { bodyOf, DAYS, newLayer, newRestriction, ROTATIONS, type LayerForm, type ScheduleForm } from './schedule-form';
+import { TableWrap } from '../../components/table-wrap';
 
 const ROTATION_LABELS: Record<LayerForm['rotation'], string> = {
   hourly: 'Hourly', daily: 'Daily', weekly: 'Weekly', custom: 'Custom (hours per shift)',
@@ -124,7 +125,7 @@ function PreviewPanel({ body, overrides, nameOf }: { body: ReturnType<typeof bod
             {p.onCall.endsAt ? `, until ${dateTimeIn(p.onCall.endsAt, zone)}` : ''}.
           </p>
           {p.shifts.length === 0 ? <p className="muted">Nobody is on call in the next 7 days.</p> : (
-            <div className="table-wrap">
+            <TableWrap label="Shifts">
               <table>
                 <caption className="sr-only">The next 7 days ({zone})</caption>
                 <thead><tr><th scope="col">Who</th><th scope="col">From</th><th scope="col">Until</th><th scope="col">Layer</th></tr></thead>
@@ -137,7 +138,7 @@ function PreviewPanel({ body, overrides, nameOf }: { body: ReturnType<typeof bod
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )}
         </>
       )}

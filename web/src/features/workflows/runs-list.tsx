@@ -7,6 +7,7 @@ import { useAlert, useIncident } from '../alerts/alerts-api';
 import { actionLabel } from './action-types';
 import { triggerLabel } from './workflows-page';
 import { useRuns } from './workflows-api';
+import { TableWrap } from '../../components/table-wrap';
 
 const OUTCOME: Record<WorkflowRun['actions'][number]['status'], string> = { done: 'ok', queued: 'queued', skipped: 'skipped', failed: 'failed' };
 
@@ -34,7 +35,7 @@ export function RunsList({ workflowId }: { workflowId: string }) {
       {runs.isPending ? <Loading rows={3} /> : !runs.data ? null : rows.length === 0 ? (
         <p className="muted">No runs yet: the workflow runs when an alert event of its trigger happens while it is enabled.</p>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Runs">
           <table>
             <thead><tr><th scope="col">When</th><th scope="col">Alert</th><th scope="col">Outcome</th></tr></thead>
             <tbody>
@@ -59,7 +60,7 @@ export function RunsList({ workflowId }: { workflowId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {runs.hasNextPage && (
         <div className="pager">

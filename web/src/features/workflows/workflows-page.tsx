@@ -8,6 +8,7 @@ import { useCan } from '../auth/session';
 import { actionLabel } from './action-types';
 import { TRIGGERS } from './workflow-fns';
 import { useSetEnabled, useWorkflows } from './workflows-api';
+import { TableWrap } from '../../components/table-wrap';
 
 /** An on/off switch that says what it switches; read-only callers see the state as text. */
 export function EnabledToggle({ workflow: w }: { workflow: Workflow }) {
@@ -40,7 +41,7 @@ export default function WorkflowsPage() {
             {canWrite ? ' Choose “New workflow” to build one.' : ' Ask an admin to build one.'}</p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Workflows">
           <table>
             <thead>
               <tr><th scope="col">Name</th><th scope="col">Runs when</th><th scope="col">Actions</th><th scope="col" className="wide-only">Updated</th><th scope="col">Enabled</th></tr>
@@ -57,7 +58,7 @@ export default function WorkflowsPage() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </Page>
   );
