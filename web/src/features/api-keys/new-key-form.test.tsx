@@ -16,10 +16,27 @@ function setup(extra: Partial<Parameters<typeof NewKeyForm>[0]> = {}) {
 describe('NewKeyForm', () => {
   it('groups the scopes by resource, one fieldset each', () => {
     setup();
-    const alerts = screen.getByRole('group', { name: 'alerts' });
+    const alerts = screen.getByRole('group', { name: 'Alerts' });
     expect(within(alerts).getAllByRole('checkbox').map((c) => c.parentElement?.textContent?.trim())).toEqual(['alerts:read', 'alerts:write']);
-    expect(screen.getByRole('group', { name: 'api keys' })).toBeTruthy();
-    expect(screen.getByRole('group', { name: 'audit' })).toBeTruthy();
+    expect(screen.getByRole('group', { name: 'API keys' })).toBeTruthy();
+    expect(screen.getByRole('group', { name: 'Audit log' })).toBeTruthy();
+    expect(screen.getByRole('group', { name: 'Escalation policies' })).toBeTruthy();
+  });
+
+  it('offers presets: read only checks every :read scope, everything checks all, none clears', () => {
+    const { onCreate } = setup();
+    fireEvent.change(screen.getByLabelText('Name'), { target: { value: 'dashboards' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Read only' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Create API key' }));
+    const readOnly = onCreate.mock.calls[0]?.[0].scopes as string[];
+    expect(readOnly).toContain('alerts:read');
+    expect(readOnly).toContain('audit:read');
+    expect(readOnly.every((s) => s.endsWith(':read'))).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'Everything' }));
+    expect((screen.getByLabelText('alerts:write') as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByLabelText('users:write') as HTMLInputElement).checked).toBe(true);
+    fireEvent.click(screen.getByRole('button', { name: 'None' }));
+    expect((screen.getByLabelText('alerts:read') as HTMLInputElement).checked).toBe(false);
   });
 
   it('sends the name, the checked scopes and the expiry as an instant', () => {

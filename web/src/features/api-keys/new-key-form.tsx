@@ -4,7 +4,7 @@ import { CopyButton } from '../../components/copy-button';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, TextField } from '../../components/form';
 import type { NewKeyInput } from './api-keys-api';
-import { scopeGroups } from './scopes';
+import { SCOPE_PRESETS, scopeGroups } from './scopes';
 
 interface Props {
   onCreate: (input: NewKeyInput) => void;
@@ -54,9 +54,15 @@ export function NewKeyForm({ onCreate, onDone, error, busy, created }: Props) {
         hint="Say what uses it, e.g. “Terraform” or “status page”." />
       <fieldset className="scopes" aria-describedby={scopeErrors.length ? 'scope-errors' : undefined}>
         <legend>Scopes</legend>
+        <div className="actions start">
+          {SCOPE_PRESETS.map((p) => (
+            <button key={p.label} type="button" className="secondary small" onClick={() => setScopes(new Set(p.scopes))}>{p.label}</button>
+          ))}
+          <button type="button" className="secondary small" onClick={() => setScopes(new Set())}>None</button>
+        </div>
         {scopeGroups().map((g) => (
           <fieldset key={g.resource} className="scope-group">
-            <legend>{g.resource.replace('_', ' ')}</legend>
+            <legend>{g.name}</legend>
             {g.scopes.map((s) => (
               <label key={s} className="check">
                 <input type="checkbox" checked={scopes.has(s)} onChange={() => toggle(s)} /> {s}

@@ -15,12 +15,25 @@ type Missing = Exclude<Scope, (typeof SCOPES)[number]>;
 const exhaustive: [Missing] extends [never] ? true : Missing = true;
 void exhaustive;
 
-/** Scopes grouped by the resource before the colon: one fieldset per resource. */
-export function scopeGroups(): Array<{ resource: string; scopes: Scope[] }> {
+/** How the form names each resource's group. */
+const RESOURCE_NAMES: Record<string, string> = {
+  alerts: 'Alerts', incidents: 'Incidents', integrations: 'Integrations', clients: 'Clients', workflows: 'Workflows',
+  schedules: 'On-call schedules', suppression: 'Suppression windows', users: 'Members', api_keys: 'API keys', audit: 'Audit log',
+  heartbeats: 'Heartbeats', escalations: 'Escalation policies',
+};
+
+/** Scopes grouped by the resource before the colon: one fieldset per resource, named in words. */
+export function scopeGroups(): Array<{ resource: string; name: string; scopes: Scope[] }> {
   const groups = new Map<string, Scope[]>();
   for (const s of SCOPES) {
     const resource = s.split(':')[0] as string;
     groups.set(resource, [...(groups.get(resource) ?? []), s]);
   }
-  return [...groups].map(([resource, scopes]) => ({ resource, scopes }));
+  return [...groups].map(([resource, scopes]) => ({ resource, name: RESOURCE_NAMES[resource] ?? resource, scopes }));
 }
+
+/** The form's presets: a key that reads everything, and one that may do everything. */
+export const SCOPE_PRESETS: ReadonlyArray<{ label: string; scopes: readonly Scope[] }> = [
+  { label: 'Read only', scopes: SCOPES.filter((s) => s.endsWith(':read')) },
+  { label: 'Everything', scopes: SCOPES },
+];

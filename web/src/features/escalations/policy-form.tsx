@@ -57,6 +57,7 @@ export function PolicyForm(props: {
   const [name, setName] = useState(props.initial.name);
   const [repeat, setRepeat] = useState(String(props.initial.repeat ?? 0));
   const [steps, setSteps] = useState<EscalationStep[]>(props.initial.steps);
+  const repeats = Number(repeat) > 0;
   const setStep = (i: number, s: EscalationStep) => setSteps(steps.map((x, j) => (j === i ? s : x)));
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -83,9 +84,12 @@ export function PolicyForm(props: {
               </div>
             );
           })}
-          <TextField label={i === steps.length - 1 ? 'Then wait, before repeating (minutes)' : `Then wait, before step ${i + 2} (minutes)`} type="number" inputMode="numeric" min={0} max={1440}
-            value={String(s.delayMinutes)} errors={fieldErrors(error, `steps/${i}/delayMinutes`)}
-            onChange={(e) => setStep(i, { ...s, delayMinutes: e.target.value.trim() === '' ? Number.NaN : Number(e.target.value) })} />
+          {/* The last step's wait only matters when the policy starts again: without repeats it is not asked. */}
+          {(i < steps.length - 1 || repeats) && (
+            <TextField label={i === steps.length - 1 ? 'Then wait, before repeating (minutes)' : `Then wait, before step ${i + 2} (minutes)`} type="number" inputMode="numeric" min={0} max={1440}
+              value={String(s.delayMinutes)} errors={fieldErrors(error, `steps/${i}/delayMinutes`)}
+              onChange={(e) => setStep(i, { ...s, delayMinutes: e.target.value.trim() === '' ? Number.NaN : Number(e.target.value) })} />
+          )}
           <div className="actions">
             <button type="button" className="secondary" disabled={s.targets.length >= 10} onClick={() => setStep(i, { ...s, targets: [...s.targets, blankTarget()] })}>Add target</button>
             {steps.length > 1 && <button type="button" className="secondary" onClick={() => setSteps(steps.filter((_, j) => j !== i))}>Remove step {i + 1}</button>}

@@ -4,9 +4,12 @@ import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay } from '../../components/error-display';
 import { Loading, Page } from '../../components/page';
 import { dateTimeIn } from '../../components/zone';
+import { plural } from '../../components/format';
 import { useCan } from '../auth/session';
 import { useClients } from '../../api/clients';
 import { useWindows } from './suppression-api';
+import { recurrenceInWords } from './window-form';
+import { TableWrap } from '../../components/table-wrap';
 
 function State({ w }: { w: SuppressionWindow }) {
   if (w.active) return <span className="badge status-firing">Active now</span>;
@@ -31,7 +34,7 @@ export default function SuppressionPage() {
             {canWrite ? ' Choose “New window” to create one.' : ' Ask an admin to create one.'}</p>
         </EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Suppression windows">
           <table data-testid="windows-table">
             <thead>
               <tr><th scope="col">Name</th><th scope="col">State</th><th scope="col">Next occurrences</th><th scope="col">Repeats</th><th scope="col">Holds</th></tr>
@@ -49,16 +52,16 @@ export default function SuppressionPage() {
                     )}
                     <small className="muted">{w.timezone}</small>
                   </td>
-                  <td>{w.recurrence ? <code className="break">{w.recurrence}</code> : 'Once'}</td>
+                  <td>{recurrenceInWords(w.recurrence) ?? <code className="break">{w.recurrence}</code>}</td>
                   <td>
                     {w.clientId ? `${clientName.get(w.clientId) ?? w.clientId}: ` : ''}
-                    {w.matchers.length === 0 ? 'every alert' : `${w.matchers.length} matcher${w.matchers.length === 1 ? '' : 's'}`}
+                    {w.matchers.length === 0 ? 'every alert' : plural(w.matchers.length, 'matcher')}
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {list.data?.meta.hasMore && <p className="muted">Showing the 100 newest windows.</p>}
     </Page>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyOf, newWindow, repeatOf, ruleOf, windowFromAlert } from './window-form';
+import { bodyOf, newWindow, recurrenceInWords, repeatOf, ruleOf, windowFromAlert } from './window-form';
 
 describe('suppression window form', () => {
   it('writes the common rules and reads them back; anything else stays a raw rule', () => {
@@ -38,5 +38,13 @@ describe('suppression window form', () => {
     expect(bare.matchers).toEqual([{ field: 'fingerprint', op: 'eq', value: 'fp-9' }]);
     expect(bare.name).toHaveLength(200);
     expect(bare.clientId).toBe('');
+  });
+
+  it('says a rule in words, and leaves one it cannot say as it is', () => {
+    expect(recurrenceInWords(null)).toBe('Once');
+    expect(recurrenceInWords('FREQ=WEEKLY;BYDAY=SA,MO')).toBe('Every week on Monday, Saturday');
+    expect(recurrenceInWords('FREQ=DAILY;INTERVAL=2')).toBe('Every 2 days');
+    expect(recurrenceInWords('FREQ=MONTHLY')).toBe('Every month');
+    expect(recurrenceInWords('FREQ=MONTHLY;BYDAY=1SU')).toBeNull();
   });
 });

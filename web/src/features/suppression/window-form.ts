@@ -1,4 +1,5 @@
 import type { Alert, CreateSuppressionBody, Matcher, SuppressionWindow } from '../../api/types';
+import { plural } from '../../components/format';
 import { fromLocalInput, localInput } from '../../components/zone';
 
 export const REPEATS = ['none', 'daily', 'weekly', 'monthly', 'raw'] as const;
@@ -51,6 +52,19 @@ export function repeatOf(rule: string | null): Pick<WindowForm, 'repeat' | 'inte
   const plainDays = days.every((d): d is Weekday => (WEEKDAYS as readonly string[]).includes(d));
   if (!known || !plainDays || (freq !== 'DAILY' && freq !== 'WEEKLY' && freq !== 'MONTHLY')) return { ...base, repeat: 'raw' };
   return { ...base, repeat: freq.toLowerCase() as Repeat, interval: parts.get('INTERVAL') ?? '1', weekdays: WEEKDAYS.filter((d) => days.includes(d)) };
+}
+
+const DAY_NAMES: Record<Weekday, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
+
+/** A stored rule in words ("Every 2 weeks on Monday, Saturday"); null for a rule the form cannot say, shown as it is. */
+export function recurrenceInWords(rule: string | null): string | null {
+  const r = repeatOf(rule);
+  if (r.repeat === 'none') return 'Once';
+  if (r.repeat === 'raw') return null;
+  const unit = { daily: 'day', weekly: 'week', monthly: 'month' }[r.repeat];
+  const n = Number(r.interval);
+  const every = n === 1 ? `Every ${unit}` : `Every ${plural(n, unit)}`;
+  return r.weekdays.length > 0 ? `${every} on ${r.weekdays.map((d) => DAY_NAMES[d]).join(', ')}` : every;
 }
 
 const valueOf = (m: MatcherForm): Matcher['value'] => {
