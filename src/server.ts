@@ -27,7 +27,10 @@ export async function startServer(config: Config, log: Logger, role: Role = 'all
   if (role !== 'worker' && (await container.auth.setupNeeded())) {
     // The one place the setup token appears: a new one at every start of an empty store, the earlier link dead.
     const token = await container.auth.issueSetupToken();
-    log.info(`No organization yet. Open ${config.baseUrl}/setup?token=${token} to create the first one and its owner (works once), or use: npx alertflow org create --name "My Org" --owner-email you@example.com --json`);
+    const link = `${config.baseUrl}/setup?token=${token}`;
+    log.info(`No organization yet. Open ${link} to create the first one and its owner (works once), or use: npx alertflow org create --name "My Org" --owner-email you@example.com --json`);
+    // Also for the person at the terminal, whose eye skips JSON: the link alone on its line, to copy whole.
+    process.stderr.write(`\nNo organization yet. Open this link to create the first one (it works once):\n${link}\n\n`);
   }
   const app = await buildApp(container, log, { role });
   // A connection that has not sent a request yet is neither idle nor busy to Node: server.close() would wait

@@ -24,6 +24,7 @@ eachStore('alertflow serve on an empty store', { together: true }, (kind) => {
     const link = linkOf(first);
     assert.ok(link, `no setup link in the log:\n${first.stdout}`);
     assert.equal(link[1], 'http://dash.test:8080');
+    assert.ok(first.stderr.split('\n').includes(link[0]), `the link alone on a line of its own, to copy whole:\n${first.stderr}`);
     const body = { token: link[2], organizationName: 'First', name: 'Grace', email: 'grace@first.test', password: 'a long enough password' };
     const r = await first.request('POST', '/api/v1/auth/setup', { body });
     assert.equal(r.status, 201, r.raw);
