@@ -50,6 +50,8 @@ for (const kind of STORE_KINDS) {
       assert.equal(link.emailed, true);
       const mail = await eventually('the set-password email', async () => smtp.mails.find((m) => m.to.includes('nora@acme.test')));
       assert.ok(mail.text.includes(link.url), 'the email carries the link');
+      assert.match(mail.text, /^adam invited you to Acme on AlertFlow \(role: member\)/, 'it names who invited and the organization');
+      assert.match(mail.text, /until \w+day, .* \(UTC\)/, 'the expiry on the organization\'s clock, with its zone');
       // Only the hash is stored.
       const stored = await h.c.store.db.selectFrom('password_links').select('token_hash').execute();
       assert.ok(stored.every((s) => !link.url.includes(s.token_hash)));

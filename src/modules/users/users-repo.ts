@@ -32,6 +32,8 @@ export function usersRepo() {
       const q = db.deleteFrom('sessions').where('org_id', '=', orgId).where('user_id', '=', userId);
       return (keepIdHash === null ? q : q.where('id_hash', '!=', keepIdHash)).execute();
     },
+    /** What a set-password email says of the organization: its name, and its clock for the expiry. */
+    org: (db: Kysely<DB>, orgId: string) => db.selectFrom('orgs').select(['name', 'timezone']).where('id', '=', orgId).executeTakeFirst(),
     insertLink: (db: Kysely<DB>, row: PasswordLinkRow) => db.insertInto('password_links').values(row).execute(),
     /** Marks the link used if it is unused and unexpired; of two uses racing, one gets the row. */
     claimLink: (db: Kysely<DB>, tokenHash: string, at: number) =>

@@ -15,8 +15,9 @@ import { paginate } from '../../lib/pagination.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import { grantRefusal, type Grantor } from '../api-keys/api-keys-fns.ts';
 import { hashToken, newToken, scopesOfRole } from '../auth/auth-fns.ts';
-import { escapeHtml, messageId } from '../notifications/notifications-fns.ts';
+import { messageId } from '../notifications/notifications-fns.ts';
 import { isValidTimezone } from '../suppression/recurrence-fns.ts';
+import { linkMail } from './users-fns.ts';
 import type { UserRow, UsersRepo } from './users-repo.ts';
 import type { CreatedUser, CreateUserBody, Role, UpdateUserBody, User } from './users-schemas.ts';
 
@@ -80,18 +81,13 @@ export function usersService(deps: {
     if ((await repo.owners(db, orgId)) <= 1) throw conflict(`Cannot ${what} the organization's last owner; make someone else owner first`);
   }
 
-  async function mailLink(user: UserRow, url: string, expiresAt: number): Promise<boolean> {
+  async function mailLink(user: UserRow, url: string, expiresAt: number, actor: Actor): Promise<boolean> {
     if (!mailer) return false;
-    const text = `An admin of AlertFlow made you a link to set your password (role: ${user.role}).\n\nIt works once, until ${iso(expiresAt)}:\n${url}\n`;
     try {
-      const r = await mailer.send({
-        from: smtpFrom,
-        to: [user.email],
-        subject: 'Set your AlertFlow password',
-        text,
-        html: `<p>An admin of AlertFlow made you a link to set your password (role: ${escapeHtml(user.role)}).</p><p><a href="${escapeHtml(url)}">Set your password</a> (it works once, until ${escapeHtml(iso(expiresAt))}).</p>`,
-        messageId: messageId(newId('pwl'), baseUrl),
-      });
+      const org = await repo.org(store.db, user.org_id);
+      const inviter = actor.type === 'user' && actor.id !== null ? (await repo.get(store.db, user.org_id, actor.id))?.name ?? null : null;
+      const mail = linkMail({ url, expiresAt, role: user.role, orgName: org?.name ?? 'your organization', zone: org?.timezone ?? 'UTC', inviter });
+      const r = await mailer.send({ from: smtpFrom, to: [user.email], ...mail, messageId: messageId(newId('pwl'), baseUrl) });
       return r.accepted.length > 0;
     } catch (err) {
       log.warn({ orgId: user.org_id, userId: user.id, error: errorSummary(err) }, 'set-password email not sent');
@@ -108,9 +104,9 @@ export function usersService(deps: {
   }
 
   /** The link as shown to the admin, emailed to the member after the commit (a slow mail server holds no lock). */
-  async function handOver(row: UserRow, token: string, expiresAt: number): Promise<CreatedUser['setPasswordLink']> {
+  async function handOver(row: UserRow, token: string, expiresAt: number, actor: Actor): Promise<CreatedUser['setPasswordLink']> {
     const url = `${baseUrl}/set-password?token=${token}`;
-    return { url, expiresAt: iso(expiresAt), emailed: await mailLink(row, url, expiresAt) };
+    return { url, expiresAt: iso(expiresAt), emailed: await mailLink(row, url, expiresAt, actor) };
   }
 
   async function add(orgId: string, input: { email: string; name: string; role: Role; password?: string | undefined }, db = store.db): Promise<User> {
@@ -149,7 +145,7 @@ export function usersService(deps: {
         await audit.record(trx, { orgId, action: 'user.created', actor, target: { type: 'user', id: created.id }, metadata: { email: created.email, role: created.role } });
         return newLink(trx, await found(trx, orgId, created.id));
       });
-      return { ...toUser(row), setPasswordLink: await handOver(row, token, expiresAt) };
+      return { ...toUser(row), setPasswordLink: await handOver(row, token, expiresAt, actor) };
     },
 
     /** A new set-password link for a member (a lost or expired one, or a forgotten password); earlier links stay usable until they expire. */
@@ -161,7 +157,7 @@ export function usersService(deps: {
         await audit.record(trx, { orgId, action: 'user.password_link_issued', actor, target: { type: 'user', id } });
         return newLink(trx, target);
       });
-      return { ...toUser(row), setPasswordLink: await handOver(row, token, expiresAt) };
+      return { ...toUser(row), setPasswordLink: await handOver(row, token, expiresAt, actor) };
     },
 
     async update(orgId: string, actor: Actor, id: string, input: UpdateUserBody, caller: Grantor | null): Promise<User> {
