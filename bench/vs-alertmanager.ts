@@ -10,6 +10,9 @@
  *           Alertmanager's POST /api/v2/alerts with the same 100 alerts)
  * Each scenario runs `--rounds` times, alternating which side goes first, and the table gives the mean of the
  * rounds, p99, peak RSS and AlertFlow ÷ Alertmanager. Ratios measured in one run are what compare across machines.
+ * In the same rounds (once per run, with the first store) the two floors of bench/floors.ts take AlertFlow's
+ * requests: a bare `node:http` server that parses the JSON body and a bare Fastify route with the ingest route's
+ * schema; the table gives each floor ÷ Alertmanager and AlertFlow ÷ the Fastify floor (how close to the limit).
  *
  * Options: --store sqlite|postgres|both  --scenarios new,dup,batch  --duration 10  --rounds 2  --connections 50
  * --threads 2  --cpu-prof DIR (profile AlertFlow; written at its shutdown)  --alertmanager PATH  --server-env NAME=value…
@@ -20,6 +23,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
   api, childEnv, cliJson, execFileP, freshStore, HOST, isInterrupted, log, machine, onInterrupt, releaseAll, rssSampler, SERVER_NODE_FLAGS,
@@ -230,11 +234,37 @@ async function startAlertmanager(opts: Options, dir: string): Promise<{ pid: num
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// The floors (bench/floors.ts)
+
+type Floor = 'http' | 'fastify';
+const FLOORS: readonly Floor[] = ['http', 'fastify'];
+
+async function startFloor(kind: Floor): Promise<{ pid: number; port: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, 'floors.ts'), kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = hold(`${kind} floor ${child.pid}`, () => stopServer(child).then(() => undefined));
+  const line = await new Promise<string | undefined>((resolve) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.once('line', (l) => { lines.close(); resolve(l); });
+    child.once('exit', () => resolve(undefined));
+  });
+  const port = Number(line);
+  if (!Number.isInteger(port) || port <= 0) {
+    await stop();
+    throw new Error(`the ${kind} floor did not start (said ${JSON.stringify(line)})`);
+  }
+  return { pid: child.pid as number, port, stop };
+}
+
+/** Floor runs per scenario, measured once per run (they do not depend on the store). */
+const floorRuns = new Map<Scenario, Record<Floor, Run[]>>();
+
+// ---------------------------------------------------------------------------------------------------------
 
 interface Row {
   scenario: Scenario;
   af: Run[];
   am: Run[];
+  floors: Record<Floor, Run[]> | undefined;
   stored: string;
 }
 
@@ -250,7 +280,9 @@ async function benchStore(kind: StoreKind, opts: Options): Promise<Row[]> {
   const flags = [...SERVER_NODE_FLAGS, ...(opts.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfDir}`] : [])];
   const server = await startServer(env, flags);
   const am = await startAlertmanager(opts, dir);
-  log(`${kind}: AlertFlow pid ${server.pid} port ${server.port}; Alertmanager pid ${am.pid} port ${am.port}`);
+  const measureFloors = floorRuns.size === 0;
+  const floors = measureFloors ? await Promise.all(FLOORS.map(startFloor)) : [];
+  log(`${kind}: AlertFlow pid ${server.pid} port ${server.port}; Alertmanager pid ${am.pid} port ${am.port}${floors.map((f, i) => `; ${FLOORS[i]} floor pid ${f.pid} port ${f.port}`).join('')}`);
   const rows: Row[] = [];
   try {
     const standard = await api<{ data: { token: string } }>(server, 'POST', '/api/v1/integrations', org.apiKey, { name: 'Bench' });
@@ -259,7 +291,8 @@ async function benchStore(kind: StoreKind, opts: Options): Promise<Row[]> {
     for (const scenario of opts.scenarios) {
       const b = bodies(scenario);
       const token = scenario === 'batch' ? preset.data.token : standard.data.token;
-      const row: Row = { scenario, af: [], am: [], stored: '' };
+      if (measureFloors) floorRuns.set(scenario, { http: [], fastify: [] });
+      const row: Row = { scenario, af: [], am: [], floors: floorRuns.get(scenario), stored: '' };
       let answered = 0;
       let sent = 0;
       const before = await total();
@@ -274,9 +307,15 @@ async function benchStore(kind: StoreKind, opts: Options): Promise<Row[]> {
         const runAm = async () => {
           row.am.push(await wrk(opts, am.port, am.pid, wrkScript(dir, `am-${tag}`, '/api/v2/alerts', b.am, scenario !== 'dup', tag)));
         };
+        const runFloors = async () => {
+          for (const [i, f] of floors.entries()) {
+            const floor = FLOORS[i] as Floor;
+            row.floors?.[floor].push(await wrk(opts, f.port, f.pid, wrkScript(dir, `${floor}-${tag}`, `/api/inbound/webhook/${token}`, b.af, scenario !== 'dup', tag)));
+          }
+        };
         log(`${kind}: ${LABELS[scenario]}, round ${round + 1}/${opts.rounds}`);
         // Alternate who goes first, so neither always runs on a machine the other just warmed or heated.
-        if (round % 2 === 0) { await runAf(); await runAm(); } else { await runAm(); await runAf(); }
+        if (round % 2 === 0) { await runAf(); await runAm(); await runFloors(); } else { await runFloors(); await runAm(); await runAf(); }
       }
       // Every 2xx is a stored alert (wrk's count includes requests cut off at the end, which may be stored too).
       const perRequest = scenario === 'batch' ? BATCH : 1;
@@ -287,6 +326,7 @@ async function benchStore(kind: StoreKind, opts: Options): Promise<Row[]> {
       rows.push(row);
     }
   } finally {
+    for (const f of floors) await f.stop();
     await am.stop();
     await stopServer(server.child);
     await server.release();
@@ -297,8 +337,8 @@ async function benchStore(kind: StoreKind, opts: Options): Promise<Row[]> {
 
 function table(kind: StoreKind, rows: Row[]): string {
   const lines = [
-    `| ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} | AlertFlow req/s | alerts/s | p99 ms | RSS MiB | Alertmanager req/s | alerts/s | p99 ms | RSS MiB | ratio (alerts/s) | RSS ratio | non-2xx / errors |`,
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    `| ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} | AlertFlow req/s | alerts/s | p99 ms | RSS MiB | Alertmanager req/s | alerts/s | p99 ms | RSS MiB | ratio (alerts/s) | RSS ratio | node:http floor ÷ AM | Fastify floor ÷ AM | AlertFlow ÷ Fastify floor | non-2xx / errors |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const r of rows) {
     const per = r.scenario === 'batch' ? BATCH : 1;
@@ -308,9 +348,13 @@ function table(kind: StoreKind, rows: Row[]): string {
     };
     const a = side(r.af);
     const m = side(r.am);
-    lines.push(`| ${LABELS[r.scenario]} | ${fmt(a.rps)} | ${fmt(a.aps)} | ${fmt(a.p99, 1)} | ${fmt(a.rss)} | ${fmt(m.rps)} | ${fmt(m.aps)} | ${fmt(m.p99, 1)} | ${fmt(m.rss)} | **${(a.aps / m.aps).toFixed(2)}×** | ${(a.rss / m.rss).toFixed(2)} | ${a.bad} / ${m.bad} |`);
+    const h = r.floors?.http.length ? side(r.floors.http) : undefined;
+    const f = r.floors?.fastify.length ? side(r.floors.fastify) : undefined;
+    const ratio = (x: number | undefined, y: number) => (x === undefined ? '–' : `${(x / y).toFixed(2)}×`);
+    lines.push(`| ${LABELS[r.scenario]} | ${fmt(a.rps)} | ${fmt(a.aps)} | ${fmt(a.p99, 1)} | ${fmt(a.rss)} | ${fmt(m.rps)} | ${fmt(m.aps)} | ${fmt(m.p99, 1)} | ${fmt(m.rss)} | **${(a.aps / m.aps).toFixed(2)}×** | ${(a.rss / m.rss).toFixed(2)} | ${ratio(h?.aps, m.aps)} | ${ratio(f?.aps, m.aps)} | ${f ? ratio(a.aps, f.aps) : '–'} | ${a.bad} / ${m.bad} |`);
   }
-  return [...lines, '', ...rows.map((r) => `- ${LABELS[r.scenario]}: ${r.stored}; per round AlertFlow ${r.af.map((x) => fmt(x.reqPerSec)).join(', ')} req/s, Alertmanager ${r.am.map((x) => fmt(x.reqPerSec)).join(', ')} req/s.`)].join('\n');
+  const floorsOf = (r: Row) => (r.floors ? `, node:http floor ${r.floors.http.map((x) => fmt(x.reqPerSec)).join(', ')} req/s, Fastify floor ${r.floors.fastify.map((x) => fmt(x.reqPerSec)).join(', ')} req/s` : '');
+  return [...lines, '', ...rows.map((r) => `- ${LABELS[r.scenario]}: ${r.stored}; per round AlertFlow ${r.af.map((x) => fmt(x.reqPerSec)).join(', ')} req/s, Alertmanager ${r.am.map((x) => fmt(x.reqPerSec)).join(', ')} req/s${floorsOf(r)}.`)].join('\n');
 }
 
 async function main(): Promise<void> {
