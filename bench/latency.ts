@@ -5,8 +5,9 @@
  * or PostgreSQL database, rate limits lifted, the default JOB_* settings) with SMTP_URL pointing at a local SMTP
  * sink (smtp-server) and OUTBOUND_ALLOW=127.0.0.1/32 so a webhook may reach a local HTTP sink (node:http). It creates
  * an organization and a user (CLI), a schedule with that user on call now, a workflow on `alert.created`
- * (create_incident grouped by labels.service → assign to the schedule's on-call → email the on-call → signed
- * webhook) and an integration (API). Then it sends `--alerts` new alerts open-loop at `--rate` per second (send i
+ * (email the on-call → signed webhook → create_incident grouped by labels.service → assign to the schedule's
+ * on-call; the pages come before create_incident, after which an action would page once per incident) and an
+ * integration (API). Then it sends `--alerts` new alerts open-loop at `--rate` per second (send i
  * is due at t0 + i/rate, whether or not earlier answers came back), labels.service cycling over `--services`
  * services so most alerts join an open incident. Each alert's title carries a marker `bench-<run>-<i>`.
  *
@@ -17,6 +18,10 @@
  * at most `--deadline` seconds after the last send, then counts missing and duplicate deliveries (both must be 0)
  * and reports p50/p90/p99/max per channel, the achieved send rate, and where the time went (from the store: when
  * each workflow run started; on PostgreSQL also pg-boss's job timestamps).
+ *
+ * The knee: `--rates 100,200,300,400` runs each store at each rate in turn (`--seconds` of steady sending each,
+ * default 10: `rate × seconds` alerts, a fresh server per run) and prints, after the runs, one row per rate and
+ * the highest rate that holds the target (p99 of both channels within it, nothing missing, nothing twice).
  *
  * It prints a markdown table and, with --write-docs or a full default run (both stores, 1,000 alerts at 100/s,
  * no --server-env), writes it into docs/benchmarks.md between `<!-- bench:latency:begin -->` and
@@ -47,7 +52,7 @@ const GRACE_MS = 2000;
 const TARGET_MS: Record<StoreKind, number> = { sqlite: 1000, postgres: 2000 };
 const SECRET = 'bench-latency-webhook-secret-0123456789';
 /** The JOB_* defaults of src/config.ts, named in the report; the server gets none of these variables from us. */
-const JOB_DEFAULTS = 'JOB_POLL_MS=250, JOB_CONCURRENCY=4, JOB_LEASE_SECONDS=60, JOB_WORKERS=true';
+const JOB_DEFAULTS = 'JOB_POLL_MS=250, JOB_CONCURRENCY=4, DELIVERY_CONCURRENCY=16, JOB_LEASE_SECONDS=60, JOB_WORKERS=true';
 
 /** Wall-clock milliseconds with sub-millisecond resolution, monotonic within this process. */
 const now = (): number => performance.timeOrigin + performance.now();
@@ -73,10 +78,13 @@ interface Options {
   /** Profiles the server (`--cpu-prof`); the .cpuprofile is written when it stops. */
   cpuProfDir: string | undefined;
   writeDocs: boolean;
+  /** A knee sweep: the rates to run, each for `seconds` (empty: one run at `rate`). */
+  rates: number[];
+  seconds: number;
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nUsage: npm run bench:latency -- [--store sqlite|postgres] [--alerts N] [--rate N] [--services N] [--deadline SECONDS] [--server-env NAME=VALUE]... [--smtp-greeting-delay] [--worker-process] [--dump DIR] [--cpu-prof DIR] [--write-docs|--no-docs]\n`);
+  process.stderr.write(`bench: ${message}\nUsage: npm run bench:latency -- [--store sqlite|postgres] [--alerts N] [--rate N] [--services N] [--deadline SECONDS] [--server-env NAME=VALUE]... [--smtp-greeting-delay] [--worker-process] [--dump DIR] [--cpu-prof DIR] [--write-docs|--no-docs] [--rates R1,R2,… [--seconds 10]]\n`);
   process.exit(2);
 }
 
@@ -102,6 +110,8 @@ function readOptions(argv: string[]): Options {
         'cpu-prof': { type: 'string' },
         'write-docs': { type: 'boolean' },
         'no-docs': { type: 'boolean' },
+        rates: { type: 'string' },
+        seconds: { type: 'string' },
       },
     }).values;
   } catch (err) {
@@ -119,7 +129,9 @@ function readOptions(argv: string[]): Options {
   const rate = positiveInt(values.rate, 'rate', DEFAULT_RATE);
   const services = positiveInt(values.services, 'services', DEFAULT_SERVICES);
   const smtpGreetingDelay = values['smtp-greeting-delay'] === true;
-  const full = store === 'both' && alerts === DEFAULT_ALERTS && rate === DEFAULT_RATE && services === DEFAULT_SERVICES
+  const rates = values.rates === undefined ? [] : values.rates.split(',').map((r) => positiveInt(r.trim(), 'rates', 0));
+  if (rates.length > 0 && (values.alerts !== undefined || values.rate !== undefined)) usage('--rates sets each run\'s rate and alerts (rate × --seconds); leave out --rate and --alerts');
+  const full = rates.length === 0 && store === 'both' && alerts === DEFAULT_ALERTS && rate === DEFAULT_RATE && services === DEFAULT_SERVICES
     && Object.keys(serverEnv).length === 0 && !smtpGreetingDelay && values['cpu-prof'] === undefined && values['worker-process'] !== true;
   return {
     stores: store === 'both' ? ['sqlite', 'postgres'] : [store as StoreKind],
@@ -132,7 +144,9 @@ function readOptions(argv: string[]): Options {
     workerProcess: values['worker-process'] === true,
     dumpDir: values.dump === undefined ? undefined : path.resolve(values.dump),
     cpuProfDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
-    writeDocs: values['no-docs'] === true ? false : values['write-docs'] === true || full,
+    writeDocs: rates.length > 0 ? false : values['no-docs'] === true ? false : values['write-docs'] === true || full,
+    rates,
+    seconds: positiveInt(values.seconds, 'seconds', 10),
   };
 }
 
@@ -491,10 +505,12 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
         await api(server, 'POST', '/api/v1/workflows', key, {
           name: 'Page the on-call', trigger: 'alert.created',
           actions: [
-            { type: 'create_incident', groupBy: ['labels.service'] },
-            { type: 'assign', scheduleId },
+            // The pages come first: after create_incident an action pages once per incident (a storm pages each
+            // target once), and this benchmark measures a page per alert.
             { type: 'email', toOnCall: scheduleId },
             { type: 'webhook', url: `http://${HOST}:${web.port}/hook`, secret: SECRET },
+            { type: 'create_incident', groupBy: ['labels.service'] },
+            { type: 'assign', scheduleId },
           ],
         });
         const integration = await api<{ data: { token: string } }>(server, 'POST', '/api/v1/integrations', key, { name: 'Bench latency' });
@@ -667,6 +683,29 @@ function storeSection(run: LatencyRun): string {
   return lines.join('\n');
 }
 
+/** One row per store and rate of a sweep, and per store the highest rate at which every target held. */
+function kneeTable(runs: LatencyRun[], seconds: number): string {
+  const lines = [
+    `Knee: ${seconds} s of steady sending per rate, a fresh server each; a rate holds when both channels' p99 is within the target and no page is missing or sent twice.`,
+    '',
+    '| store | alerts/s (achieved) | email p99 ms | webhook p99 ms | pages/s | missing / twice | server CPU ms per alert | holds? |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  const knees: string[] = [];
+  for (const kind of ['sqlite', 'postgres'] as const) {
+    const mine = runs.filter((r) => r.kind === kind);
+    if (mine.length === 0) continue;
+    let knee: number | null = null;
+    for (const r of mine) {
+      const holds = verdicts(r).every((v) => v.met);
+      if (holds && (knee === null || r.rate > knee)) knee = r.rate;
+      lines.push(`| ${storeTitle(kind)} | ${fmt(r.rate)} (${fmt(r.achievedRate, 1)}) | ${ms(r.email.latency, 'p99')} | ${ms(r.webhook.latency, 'p99')} | ${fmt(r.deliveriesPerSecond)} | ${r.email.missing + r.webhook.missing} / ${r.email.duplicates + r.webhook.duplicates} | ${fmt(r.serverCpuMsPerAlert, 1)} | ${holds ? 'yes' : 'no'} |`);
+    }
+    knees.push(`- ${storeTitle(kind)} (p99 ≤ ${fmt(TARGET_MS[kind] / 1000)} s): ${knee === null ? 'no rate tried holds' : `the highest rate tried that holds is ${fmt(knee)} alerts/s`}.`);
+  }
+  return [...lines, '', ...knees].join('\n');
+}
+
 const BEGIN = '<!-- bench:latency:begin -->';
 const END = '<!-- bench:latency:end -->';
 const storeMarkers = (k: StoreKind) => [`<!-- bench:latency:${k}:begin -->`, `<!-- bench:latency:${k}:end -->`] as const;
@@ -720,19 +759,23 @@ async function main(): Promise<void> {
   log(`commit ${info.revision}; ${info.cpus} CPUs (${info.cpuModel}), ${info.memoryGiB.toFixed(1)} GiB, Node ${info.node}, SQLite ${info.sqlite}, PostgreSQL ${info.postgres}; load ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
   const runs: LatencyRun[] = [];
   let failed = false;
+  const plans = opts.rates.length === 0 ? [opts] : opts.rates.map((rate) => ({ ...opts, rate, alerts: rate * opts.seconds }));
   for (const kind of opts.stores) {
-    if (isInterrupted()) break;
-    try {
-      const run = await benchStore(kind, opts, info);
-      runs.push(run);
-      process.stdout.write(`\n### ${storeTitle(kind)}\n\n${storeSection(run)}\n`);
-    } catch (err) {
-      failed = true;
-      process.stderr.write(`bench: ${kind} failed: ${(err as Error).stack ?? String(err)}\n`);
+    for (const plan of plans) {
+      if (isInterrupted()) break;
+      try {
+        const run = await benchStore(kind, plan, info);
+        runs.push(run);
+        process.stdout.write(`\n### ${storeTitle(kind)}${opts.rates.length > 0 ? `, ${fmt(plan.rate)} alerts/s` : ''}\n\n${storeSection(run)}\n`);
+      } catch (err) {
+        failed = true;
+        process.stderr.write(`bench: ${kind} at ${plan.rate}/s failed: ${(err as Error).stack ?? String(err)}\n`);
+      }
     }
   }
   await releaseAll();
   if (isInterrupted()) return;
+  if (opts.rates.length > 0) process.stdout.write(`\n${kneeTable(runs, opts.seconds)}\n`);
   if (opts.writeDocs && runs.length > 0) writeDoc(runs);
   else if (runs.length > 0) log('partial or experimental run: docs/benchmarks.md left unchanged (pass --write-docs to write it)');
   if (failed) process.exitCode = 1;

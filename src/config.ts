@@ -96,6 +96,8 @@ export interface Config {
     /** How long a job belongs to the worker that took it; after that another takes it up (a crashed worker's job). */
     readonly leaseSeconds: number;
     readonly concurrency: number;
+    /** Deliveries (first attempts, and retries in their own lane) one process runs at once. */
+    readonly deliveryConcurrency: number;
   };
 }
 
@@ -294,6 +296,8 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: int(env, 'JOB_POLL_MS', 250, 10, 60_000),
       leaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 1, 86_400),
       concurrency: int(env, 'JOB_CONCURRENCY', 4, 1, 100),
+      // Deliveries wait on other hosts (SMTP, webhooks), not on this process's cores: more of them run at once.
+      deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 16, 1, 200),
     },
   });
 }

@@ -140,7 +140,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
 
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(store), audit, clock, cursors, env: config.env });
-  const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl) : null;
+  const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl, { sends: config.jobs.deliveryConcurrency }) : null;
   // What every channel sends with; channels that cannot send without their provider say so (GET /channels).
   const channelDeps: ChannelDeps = {
     mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl, userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow,
@@ -277,9 +277,11 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     // One organization's deliveries leave workers free for the others'; retries have workers of their own. Workflow
     // runs are short database work, ordered by fair priority but not capped (a lone tenant keeps every worker).
     const fair = { groupCap: groupCap(config.jobs.concurrency) };
+    // Deliveries spend their time waiting on other hosts: sized by DELIVERY_CONCURRENCY, not by cores.
+    const sends = { concurrency: config.jobs.deliveryConcurrency, groupCap: groupCap(config.jobs.deliveryConcurrency) };
     await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data));
-    await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), fair);
-    await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), fair);
+    await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), sends);
+    await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), sends);
     await queue.work<EscalationJob>('escalations', (job) => escalations.handleJob(job.data));
     await queue.work<MessageUpdate>('message-updates', (job) => notifications.refreshIncident(job.data.orgId, job.data.incidentId), fair);
     await queue.work<IncidentTimer>('incident-timers', (job) => incidents.handleTimer(job.data));

@@ -49,11 +49,17 @@ export function encodeSubject(subject: string): string {
 const address = (a: unknown): string => (typeof a === 'string' ? a : (a as { address?: string })?.address ?? String(a));
 
 /**
+ * Connections kept to the SMTP server at most: one per delivery that may send at once (`sends`), but no more than
+ * relays commonly accept from one client before answering 421.
+ */
+const MAX_CONNECTIONS = 8;
+
+/**
  * The SMTP mailer of `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://…:465`; nodemailer's URL options
- * such as `?tls.rejectUnauthorized=false` apply). A small pool of reused connections; STARTTLS when offered.
+ * such as `?tls.rejectUnauthorized=false` apply). A pool of reused connections; STARTTLS when offered.
  * nodemailer is loaded only here, when SMTP_URL is set (as ioredis is only with REDIS_URL).
  */
-export async function smtpMailer(url: string, opts: { timeoutMs?: number } = {}): Promise<Mailer> {
+export async function smtpMailer(url: string, opts: { timeoutMs?: number; sends?: number } = {}): Promise<Mailer> {
   const { default: nodemailer } = await import('nodemailer');
   const timeout = opts.timeoutMs ?? 15_000;
   const transport = nodemailer.createTransport({
@@ -61,7 +67,7 @@ export async function smtpMailer(url: string, opts: { timeoutMs?: number } = {})
     // Connections are kept and reused: opening one per email costs a TCP handshake, the server's greeting
     // and EHLO per page (over 100 ms with some servers), which caps a burst of pages.
     pool: true,
-    maxConnections: 4,
+    maxConnections: Math.min(MAX_CONNECTIONS, opts.sends ?? 4),
     maxMessages: 100,
     connectionTimeout: timeout,
     greetingTimeout: timeout,

@@ -43,7 +43,7 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
       // instead of sleeping out its polling interval, so a backlog drains at full speed; a fetch that finds
       // nothing sends it back to polling.
       const ids: string[] = [];
-      for (let i = 0; i < timing.concurrency; i++) {
+      for (let i = 0; i < (opts.concurrency ?? timing.concurrency); i++) {
         let id = '';
         // groupConcurrency is counted in the database, so the cap holds across instances.
         id = await boss.work<{ payload: T }>(queue, {

@@ -30,6 +30,8 @@ export interface SendOptions {
 export interface WorkOptions {
   /** The most jobs of one group that run at once (across processes); unlimited when absent. */
   groupCap?: number;
+  /** Jobs of this queue one process runs at once, instead of the queue's default (JOB_CONCURRENCY). */
+  concurrency?: number;
 }
 
 export interface QueuedJob<T> {

@@ -19,6 +19,7 @@ export interface QueueTiming {
 interface Worker {
   handler: JobHandler<unknown>;
   groupCap: number | undefined;
+  concurrency: number;
   /** Jobs being run, by id. */
   running: Map<string, Promise<void>>;
   timer: NodeJS.Timeout;
@@ -93,7 +94,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     if (!w || stopping || w.polling) return;
     w.polling = true;
     try {
-      const free = timing.concurrency - w.running.size;
+      const free = w.concurrency - w.running.size;
       if (free <= 0) return;
       const finished = done;
       done = [];
@@ -148,7 +149,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       const timer = setInterval(() => void poll(queue), timing.pollMs);
       timer.unref();
-      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, running: new Map(), timer, polling: false });
+      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false });
       void poll(queue);
     },
     nudge(queue: QueueName): void {
