@@ -88,6 +88,28 @@ for (const kind of STORE_KINDS) {
       await q.stop(1000);
     });
 
+    it('a queue sized on its own (deliveries: DELIVERY_CONCURRENCY) runs that many jobs at once, not the default', async () => {
+      const q = await makeQueue(60_000, 2);
+      let running = 0;
+      let most = 0;
+      const done = collector<number>();
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => { release = resolve; });
+      await q.work<{ i: number }>('deliveries', async (job) => {
+        most = Math.max(most, ++running);
+        if (most >= 6) release();
+        await gate;
+        running--;
+        done.push(job.data.i);
+      }, { concurrency: 6 });
+      for (let i = 0; i < 8; i++) await q.send(store.db, 'deliveries', { i }, NO_DELAY);
+      q.nudge('deliveries');
+      await done.until(8, 20_000);
+      assert.equal(most, 6, 'six at once: more than the default 2, never more than its own 6');
+      assert.deepEqual([...done.seen].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7]);
+      await q.stop(1000);
+    });
+
     it('takes up the job of a worker that died mid-job once its lease runs out', async () => {
       // One slot, taken by a handler that never finishes: as if its process had been killed while running the job.
       const first = await makeQueue(1000, 1);

@@ -5,6 +5,9 @@ import { errorSummary } from '../../lib/logger.ts';
 import { QUEUES, type JobHandler, type JobQueue, type QueueName, type RetryPolicy, type SendOptions, type WorkOptions } from './queue.ts';
 import type { QueueTiming } from './sqlite-queue.ts';
 
+/** How often a worker beyond JOB_CONCURRENCY looks for jobs when idle. */
+const EXTRA_WORKER_POLL_SECONDS = 5;
+
 /**
  * PostgreSQL's queue: pg-boss, in its own schema of the same database. Jobs are inserted through the
  * caller's Kysely transaction (pg-boss's `db` option), so they commit or roll back with the change that
@@ -42,12 +45,15 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
       // work() with localConcurrency returns only the first one's id). A worker that ran a job looks again at once
       // instead of sleeping out its polling interval, so a backlog drains at full speed; a fetch that finds
       // nothing sends it back to polling.
+      // Workers beyond JOB_CONCURRENCY (a queue sized larger, such as deliveries) poll less often when idle: nudges
+      // and their own finished jobs wake them at once, and idle polling costs a fetch query per worker and interval.
       const ids: string[] = [];
       for (let i = 0; i < (opts.concurrency ?? timing.concurrency); i++) {
         let id = '';
+        const polling = Math.max(i < timing.concurrency ? 0.5 : EXTRA_WORKER_POLL_SECONDS, timing.pollMs / 1000);
         // groupConcurrency is counted in the database, so the cap holds across instances.
         id = await boss.work<{ payload: T }>(queue, {
-          batchSize: 1, pollingIntervalSeconds: Math.max(0.5, timing.pollMs / 1000),
+          batchSize: 1, pollingIntervalSeconds: polling,
           ...(opts.groupCap !== undefined && { groupConcurrency: opts.groupCap }),
         },
           async ([job]) => {
