@@ -164,6 +164,11 @@ describe('the dashboard on a phone', { skip: browserSkipReason() ?? false, concu
       assert.equal(await page.getByLabel(`Field ${i + 1}`, { exact: true }).inputValue(), `labels.${k}`);
       assert.equal(await page.getByLabel(`Value ${i + 1}`, { exact: true }).inputValue(), v);
     }
+    // In the workflow editor's words: "equals", and the days by name.
+    assert.equal(await page.getByLabel('Operator 1', { exact: true }).locator('option:checked').textContent(), 'equals');
+    await page.getByLabel('Repeats').selectOption('weekly');
+    await page.getByRole('checkbox', { name: 'Saturday' }).waitFor();
+    await page.getByLabel('Repeats').selectOption('none');
     await page.getByLabel('Name').fill('Disk alerts of db-0 while we move it');
     await page.getByRole('button', { name: 'Create window' }).click();
     await page.getByRole('heading', { name: 'Suppression windows' }).waitFor();

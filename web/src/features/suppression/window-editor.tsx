@@ -7,8 +7,9 @@ import { SeverityBadge, StatusBadge } from '../../components/badges';
 import { dateTimeIn, viewerZone } from '../../components/zone';
 import { ZoneField } from '../../components/zone-field';
 import { useClients } from '../../api/clients';
+import { OPS as OP_WORDS } from '../workflows/workflow-fns';
 import { useWindowPreview } from './suppression-api';
-import { bodyOf, OPS, REPEATS, WEEKDAYS, type MatcherForm, type Repeat, type WindowForm } from './window-form';
+import { bodyOf, DAY_NAMES, OPS, REPEATS, WEEKDAYS, type MatcherForm, type Repeat, type WindowForm } from './window-form';
 
 const REPEAT_LABELS: Record<Repeat, string> = { none: 'Once', daily: 'Daily', weekly: 'Weekly on chosen days', monthly: 'Monthly (on the start\'s day)', raw: 'Custom RRULE' };
 const FIELDS = ['title', 'severity', 'status', 'source', 'description', 'fingerprint', 'integrationId', 'labels.', 'annotations.'];
@@ -24,7 +25,7 @@ function Matchers({ rows, error, onChange }: { rows: MatcherForm[]; error: unkno
         <div key={i} className="matcher-row">
           <TextField label={`Field ${i + 1}`} list="matcher-fields" value={m.field} onChange={(e) => set(i, { field: e.target.value })} errors={fieldErrors(error, `matchers/${i}/field`)} />
           <SelectField label={`Operator ${i + 1}`} value={m.op} onChange={(e) => set(i, { op: e.target.value as MatcherForm['op'] })} errors={fieldErrors(error, `matchers/${i}/op`)}>
-            {OPS.map((o) => <option key={o} value={o}>{o}</option>)}
+            {OP_WORDS.filter((o) => (OPS as readonly string[]).includes(o.value)).map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
           </SelectField>
           {m.op === 'exists' ? (
             <SelectField label={`Value ${i + 1}`} value={m.value === 'false' ? 'false' : 'true'} onChange={(e) => set(i, { value: e.target.value })}>
@@ -124,7 +125,7 @@ export function WindowEditor({ initial, saving, error, submitLabel, onSave, extr
                 <label key={d} className="check">
                   <input type="checkbox" checked={form.weekdays.includes(d)}
                     onChange={(e) => set({ weekdays: WEEKDAYS.filter((x) => (x === d ? e.target.checked : form.weekdays.includes(x))) })} />
-                  {d}
+                  {DAY_NAMES[d]}
                 </label>
               ))}
             </div>

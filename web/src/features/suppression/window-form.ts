@@ -54,7 +54,7 @@ export function repeatOf(rule: string | null): Pick<WindowForm, 'repeat' | 'inte
   return { ...base, repeat: freq.toLowerCase() as Repeat, interval: parts.get('INTERVAL') ?? '1', weekdays: WEEKDAYS.filter((d) => days.includes(d)) };
 }
 
-const DAY_NAMES: Record<Weekday, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
+export const DAY_NAMES: Record<Weekday, string> = { MO: 'Monday', TU: 'Tuesday', WE: 'Wednesday', TH: 'Thursday', FR: 'Friday', SA: 'Saturday', SU: 'Sunday' };
 
 /** A stored rule in words ("Every 2 weeks on Monday, Saturday"); null for a rule the form cannot say, shown as it is. */
 export function recurrenceInWords(rule: string | null): string | null {
