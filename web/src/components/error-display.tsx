@@ -14,12 +14,15 @@ function describe(error: unknown): string {
  */
 export function ErrorDisplay({ error, fields = [] }: { error: unknown; fields?: string[] }) {
   if (!error) return null;
-  const rest = error instanceof ApiError
-    ? error.details.filter((d) => !fields.some((f) => d.path === `/${f}` || d.path.startsWith(`/${f}/`)))
-    : [];
+  const details = error instanceof ApiError ? error.details : [];
+  const rest = details.filter((d) => !fields.some((f) => d.path === `/${f}` || d.path.startsWith(`/${f}/`)));
+  // When every reason already shows beside its field, the envelope's generic words ("… is invalid") would only
+  // repeat that: say where to look instead.
+  const placed = details.length - rest.length;
+  const summary = placed > 0 && rest.length === 0 ? `${placed === 1 ? 'One field needs' : `${placed} fields need`} a change: see the messages beside them.` : describe(error);
   return (
     <div className="error-box" role="alert">
-      <p>{describe(error)}</p>
+      <p>{summary}</p>
       {rest.length > 0 && (
         <ul>{rest.map((d) => <li key={`${d.path}${d.message}`}><code>{d.path || '(body)'}</code> {d.message}</li>)}</ul>
       )}

@@ -113,11 +113,11 @@ function LayerFields({ layer: l, index, count, users, nameOf, timezone, error, o
   );
 }
 
-function PreviewPanel({ body, overrides, nameOf }: { body: ReturnType<typeof bodyOf>; overrides: Schedule['overrides']; nameOf: (id: string) => string }) {
+function PreviewPanel({ body, overrides, nameOf, untouched }: { body: ReturnType<typeof bodyOf>; overrides: Schedule['overrides']; nameOf: (id: string) => string; untouched: boolean }) {
   const preview = useSchedulePreview({ ...body, name: body.name || 'Preview', overrides });
   const zone = body.timezone ?? 'UTC';
   return (
-    <PreviewFrame query={preview} testId="schedule-preview">
+    <PreviewFrame query={preview} testId="schedule-preview" untouched={untouched}>
       {({ data: p }) => (
         <>
           <p>
@@ -196,7 +196,7 @@ export function ScheduleEditor({ initial, overrides, saving, error, cancelTo, su
       </form>
       <section className="panel" aria-labelledby="preview-title">
         <h2 id="preview-title">Preview</h2>
-        <PreviewPanel body={body} overrides={overrides} nameOf={people.nameOf} />
+        <PreviewPanel body={body} overrides={overrides} nameOf={people.nameOf} untouched={form === initial} />
       </section>
     </div>
   );

@@ -44,11 +44,11 @@ function Matchers({ rows, error, onChange }: { rows: MatcherForm[]; error: unkno
   );
 }
 
-function Preview({ form }: { form: WindowForm }) {
+function Preview({ form, untouched }: { form: WindowForm; untouched: boolean }) {
   const preview = useWindowPreview(useMemo(() => ({ ...bodyOf(form), name: form.name || 'Preview' }), [form]));
   const mine = viewerZone();
   return (
-    <PreviewFrame query={preview} testId="window-preview">
+    <PreviewFrame query={preview} testId="window-preview" untouched={untouched}>
       {({ data: p }) => (
         <>
           <p>{p.active ? <strong>In force now.</strong> : 'Not in force now.'}</p>
@@ -151,7 +151,7 @@ export function WindowEditor({ initial, saving, error, submitLabel, onSave, extr
       </form>
       <section className="panel" aria-labelledby="window-preview-title">
         <h2 id="window-preview-title">Preview</h2>
-        <Preview form={form} />
+        <Preview form={form} untouched={form === initial} />
       </section>
     </div>
   );
