@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
+import { createStore } from '../../src/db/database.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { PG_ADMIN_URL, STORE_KINDS, type StoreKind } from '../support/stores.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
@@ -86,6 +87,30 @@ for (const kind of STORE_KINDS) {
       const rejections = await h.ok('GET', `/api/v1/integrations/${(await h.ok('GET', '/api/v1/integrations')).data[0].id as string}/rejections`);
       assert.equal(rejections.data.length, 0, 'a store outage is not logged as the sender\'s rejection');
       assert.equal(await countAlerts(), 2);
+    });
+
+    it('API key uses counted while the store is away are written by the next flush: none lost, none twice', async () => {
+      const org = await h.newOrg('Counted');
+      const use = async () => assert.equal((await h.req('GET', '/api/v1/integrations', { key: org.key, ip: '203.0.113.9' })).status, 200);
+      h.clock.advance(60_000 - (h.clock.now() % 60_000));
+      for (let i = 0; i < 3; i++) await use();
+      await outage.begin();
+      try {
+        await h.c.audit.flush(); // fails: the counts stay in memory
+      } finally {
+        await outage.end();
+      }
+      // Read on a connection of its own: the app's pool may still hold connections the outage cut.
+      const reader = await createStore(h.store.config);
+      try {
+        const stored = async () => reader.db.selectFrom('audit_events').select(['uses']).where('org_id', '=', org.id).where('action', '=', 'api_key.used').execute();
+        assert.deepEqual(await stored(), [], 'nothing written while the store was away');
+        for (let i = 0; i < 2; i++) await use();
+        await h.c.audit.flush();
+        assert.deepEqual((await stored()).map((r) => r.uses), [5], 'the failed flush\'s 3 uses and the 2 after it, in one event');
+      } finally {
+        await reader.close();
+      }
     });
 
     if (kind === 'postgres') {
