@@ -3,7 +3,7 @@ import type { Alert } from '../../api/types';
 import { FlappingBadge, SeverityBadge, StatusBadge } from '../../components/badges';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay, RecordError } from '../../components/error-display';
-import { formatTime, safeHref } from '../../components/format';
+import { formatTime, plural, safeHref } from '../../components/format';
 import { useActorText } from '../../api/actors';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
@@ -44,7 +44,7 @@ function Incident({ id }: { id: string }) {
   if (incident.isPending) return <p className="muted">Loading…</p>;
   if (incident.error) return <p>Incident {id}</p>;
   const i = incident.data.data;
-  return <p><Link to={`/incidents/${id}`}>#{i.number} {i.title}</Link> · <StatusBadge value={i.status} /> · {i.alertCount} alerts · opened {formatTime(i.createdAt)}</p>;
+  return <p><Link to={`/incidents/${id}`}>#{i.number} {i.title}</Link> · <StatusBadge value={i.status} /> · {plural(i.alertCount, 'alert')} · opened {formatTime(i.createdAt)}</p>;
 }
 
 /** The integration by its name; its id while the name loads or cannot be read (no integrations:read). */

@@ -4,6 +4,7 @@ import type { EscalationPolicy } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay, RecordError } from '../../components/error-display';
+import { plural } from '../../components/format';
 import { Loading, Page } from '../../components/page';
 import { useCan } from '../auth/session';
 import { useDeletePolicy, usePolicy, useTargetChoices, useUpdatePolicy } from './escalations-api';
@@ -35,7 +36,7 @@ function Detail({ policy: p }: { policy: EscalationPolicy }) {
         {p.steps.map((s, i) => (
           <li key={i}>
             Page {s.targets.map((t) => describeTarget(t, names)).join(', ')}; then wait {s.delayMinutes} min
-            {i === p.steps.length - 1 ? (p.repeat > 0 ? ` and start again (${p.repeat} more time${p.repeat > 1 ? 's' : ''})` : ' (the last step)') : ''}.
+            {i === p.steps.length - 1 ? (p.repeat > 0 ? ` and start again (${plural(p.repeat, 'more time')})` : ' (the last step)') : ''}.
           </li>
         ))}
       </ol>

@@ -1,3 +1,4 @@
+import { plural } from '../../components/format';
 import { useEffect, useState } from 'react';
 import { ApiError } from '../../api/client';
 import type { Mapping, Preview } from '../../api/types';
@@ -77,7 +78,7 @@ function PreviewPanel({ state }: { state: PreviewState }) {
   }
   return (
     <div data-testid="preview-alerts">
-      <p>{r.alerts.length} alert{r.alerts.length === 1 ? '' : 's'} would be stored:</p>
+      <p>{plural(r.alerts.length, 'alert')} would be stored:</p>
       <CodeBlock label="Normalized alerts" text={JSON.stringify(r.alerts, null, 2)} />
     </div>
   );
