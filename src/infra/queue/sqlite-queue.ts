@@ -24,6 +24,8 @@ interface Worker {
   running: Map<string, Promise<void>>;
   timer: NodeJS.Timeout;
   polling: boolean;
+  /** A poll was asked for while one ran (a job finished, a nudge): it runs again at once after. */
+  again: boolean;
 }
 
 /**
@@ -91,8 +93,14 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
 
   async function poll(queue: QueueName): Promise<void> {
     const w = workers.get(queue);
-    if (!w || stopping || w.polling) return;
+    if (!w || stopping) return;
+    if (w.polling) {
+      // Not dropped: the slot a job just freed would otherwise wait for the timer.
+      w.again = true;
+      return;
+    }
     w.polling = true;
+    w.again = false;
     try {
       const free = w.concurrency - w.running.size;
       if (free <= 0) return;
@@ -124,6 +132,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
       log.warn({ error: errorSummary(err), queue }, 'job poll failed');
     } finally {
       w.polling = false;
+      if (w.again) void poll(queue);
     }
   }
 
@@ -149,7 +158,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       const timer = setInterval(() => void poll(queue), timing.pollMs);
       timer.unref();
-      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false });
+      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false, again: false });
       void poll(queue);
     },
     nudge(queue: QueueName): void {
