@@ -7,7 +7,7 @@ import type { DB } from '../../src/db/schema.ts';
 import { newId } from '../../src/lib/ids.ts';
 import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness, type Org } from '../support/harness.ts';
-import { createTestStore, STORE_KINDS } from '../support/stores.ts';
+import { createTestStore, eachStore, STORE_KINDS } from '../support/stores.ts';
 
 const FILTERS = ['', 'status=firing', 'status=acknowledged', 'status=suppressed', 'status=resolved', 'status=firing,acknowledged,suppressed'];
 const STATUSES = ['firing', 'acknowledged', 'suppressed', 'resolved'];
@@ -162,25 +162,23 @@ describe('migrations 0018 and 0026 on a PostgreSQL database that already has ale
   });
 });
 
-for (const kind of STORE_KINDS) {
-  describe(`no business rule in the database (${kind})`, () => {
-    it('a freshly migrated store holds no trigger: what follows from a change is written by the code that makes it', async () => {
-      const test = await createTestStore(kind);
-      const store = await createStore(test.config);
-      try {
-        await migrate(store);
-        const triggers = kind === 'sqlite'
-          ? await sql<{ name: string }>`select name from sqlite_master where type = 'trigger'`.execute(store.db)
-          : await sql<{ name: string }>`select tgname as name from pg_trigger where not tgisinternal`.execute(store.db);
-        assert.deepEqual(triggers.rows.map((r) => r.name), []);
-        if (kind === 'postgres') {
-          const functions = await sql<{ name: string }>`select proname as name from pg_proc where proname like 'alertflow%'`.execute(store.db);
-          assert.deepEqual(functions.rows.map((r) => r.name), []);
-        }
-      } finally {
-        await store.close();
-        await test.drop();
+eachStore('no business rule in the database', { together: true }, (kind) => {
+  it('a freshly migrated store holds no trigger: what follows from a change is written by the code that makes it', async () => {
+    const test = await createTestStore(kind);
+    const store = await createStore(test.config);
+    try {
+      await migrate(store);
+      const triggers = kind === 'sqlite'
+        ? await sql<{ name: string }>`select name from sqlite_master where type = 'trigger'`.execute(store.db)
+        : await sql<{ name: string }>`select tgname as name from pg_trigger where not tgisinternal`.execute(store.db);
+      assert.deepEqual(triggers.rows.map((r) => r.name), []);
+      if (kind === 'postgres') {
+        const functions = await sql<{ name: string }>`select proname as name from pg_proc where proname like 'alertflow%'`.execute(store.db);
+        assert.deepEqual(functions.rows.map((r) => r.name), []);
       }
-    });
+    } finally {
+      await store.close();
+      await test.drop();
+    }
   });
-}
+});

@@ -6,7 +6,7 @@ import { openMigratedStore } from '../../src/db/migrations/index.ts';
 import { pgBossQueue } from '../../src/infra/queue/pgboss-queue.ts';
 import type { JobQueue, QueuedJob } from '../../src/infra/queue/queue.ts';
 import { sqliteQueue } from '../../src/infra/queue/sqlite-queue.ts';
-import { createTestStore, STORE_KINDS, type TestStore } from '../support/stores.ts';
+import { createTestStore, eachStore, type TestStore } from '../support/stores.ts';
 
 const log = pino({ level: 'silent' });
 const NO_DELAY = { limit: 3, delaySeconds: 1 };
@@ -31,104 +31,102 @@ function collector<T>() {
   };
 }
 
-for (const kind of STORE_KINDS) {
-  describe(`job queue (${kind})`, () => {
-    let test: TestStore;
-    let store: Store;
-    const open: JobQueue[] = [];
-    const makeQueue = async (leaseMs = 60_000, concurrency = 2): Promise<JobQueue> => {
-      const timing = { pollMs: 50, leaseMs, concurrency };
-      const q = kind === 'postgres' && test.config.kind === 'postgres' ? await pgBossQueue({ url: test.config.url, log, timing }) : sqliteQueue({ store, log, timing });
-      open.push(q);
-      return q;
-    };
+eachStore('job queue', { together: true }, (kind) => {
+  let test: TestStore;
+  let store: Store;
+  const open: JobQueue[] = [];
+  const makeQueue = async (leaseMs = 60_000, concurrency = 2): Promise<JobQueue> => {
+    const timing = { pollMs: 50, leaseMs, concurrency };
+    const q = kind === 'postgres' && test.config.kind === 'postgres' ? await pgBossQueue({ url: test.config.url, log, timing }) : sqliteQueue({ store, log, timing });
+    open.push(q);
+    return q;
+  };
 
-    before(async () => {
-      test = await createTestStore(kind);
-      store = (await openMigratedStore(test.config)).store;
-    });
-    after(async () => {
-      for (const q of open) await q.stop(1000);
-      await store.close();
-      await test.drop();
-    });
-
-    it('runs a job queued in a transaction that commits, and never one whose transaction rolled back', async () => {
-      const q = await makeQueue();
-      const got = collector<string>();
-      await q.work<{ v: string }>('alert-events', async (job) => got.push(job.data.v));
-      await store.db.transaction().execute((trx) => q.send(trx, 'alert-events', { v: 'committed' }, NO_DELAY));
-      await assert.rejects(store.db.transaction().execute(async (trx) => {
-        await q.send(trx, 'alert-events', { v: 'rolled back' }, NO_DELAY);
-        throw new Error('abort');
-      }));
-      q.nudge('alert-events');
-      await got.until(1);
-      await new Promise((r) => setTimeout(r, 300));
-      assert.deepEqual(got.seen, ['committed']);
-      await q.stop(1000);
-    });
-
-    it('retries a failing job with backoff until it succeeds, then runs it no more', async () => {
-      const q = await makeQueue();
-      const attempts = collector<{ retryCount: number; at: number }>();
-      await q.work<{ v: string }>('deliveries', async (job: QueuedJob<{ v: string }>) => {
-        attempts.push({ retryCount: job.retryCount, at: Date.now() });
-        if (job.retryCount < 2) throw new Error('target down');
-      });
-      await q.send(store.db, 'deliveries', { v: 'x' }, NO_DELAY);
-      q.nudge('deliveries');
-      await attempts.until(3, 20_000);
-      await new Promise((r) => setTimeout(r, 1500));
-      assert.deepEqual(attempts.seen.map((a) => a.retryCount), [0, 1, 2]);
-      // Exponential: the second wait is longer than the first (1 s, then about 2 s).
-      const [a, b, c] = attempts.seen.map((x) => x.at) as [number, number, number];
-      assert.ok(b - a >= 900, `first retry after ${b - a} ms`);
-      assert.ok(c - b >= 1500, `second retry after ${c - b} ms`);
-      await q.stop(1000);
-    });
-
-    it('a queue sized on its own (deliveries: DELIVERY_CONCURRENCY) runs that many jobs at once, not the default', async () => {
-      const q = await makeQueue(60_000, 2);
-      let running = 0;
-      let most = 0;
-      const done = collector<number>();
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => { release = resolve; });
-      await q.work<{ i: number }>('deliveries', async (job) => {
-        most = Math.max(most, ++running);
-        if (most >= 6) release();
-        await gate;
-        running--;
-        done.push(job.data.i);
-      }, { concurrency: 6 });
-      for (let i = 0; i < 8; i++) await q.send(store.db, 'deliveries', { i }, NO_DELAY);
-      q.nudge('deliveries');
-      await done.until(8, 20_000);
-      assert.equal(most, 6, 'six at once: more than the default 2, never more than its own 6');
-      assert.deepEqual([...done.seen].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7]);
-      await q.stop(1000);
-    });
-
-    it('takes up the job of a worker that died mid-job once its lease runs out', async () => {
-      // One slot, taken by a handler that never finishes: as if its process had been killed while running the job.
-      const first = await makeQueue(1000, 1);
-      const started = collector<string>();
-      await first.work<{ v: string }>('alert-events', async (job) => {
-        started.push(`first:${job.data.v}`);
-        await new Promise(() => undefined);
-      });
-      await first.send(store.db, 'alert-events', { v: 'orphan' }, NO_DELAY);
-      first.nudge('alert-events');
-      await started.until(1);
-      // pg-boss abandons a handler whose job expired and would fetch again: close it, as a killed process would be.
-      if (kind === 'postgres') await first.stop(0);
-
-      const second = await makeQueue(1000);
-      const done = collector<string>();
-      await second.work<{ v: string }>('alert-events', async (job) => done.push(`second:${job.data.v}:${job.retryCount}`));
-      await done.until(1, 20_000);
-      assert.match(done.seen[0] as string, /^second:orphan:/);
-    });
+  before(async () => {
+    test = await createTestStore(kind);
+    store = (await openMigratedStore(test.config)).store;
   });
-}
+  after(async () => {
+    for (const q of open) await q.stop(1000);
+    await store.close();
+    await test.drop();
+  });
+
+  it('runs a job queued in a transaction that commits, and never one whose transaction rolled back', async () => {
+    const q = await makeQueue();
+    const got = collector<string>();
+    await q.work<{ v: string }>('alert-events', async (job) => got.push(job.data.v));
+    await store.db.transaction().execute((trx) => q.send(trx, 'alert-events', { v: 'committed' }, NO_DELAY));
+    await assert.rejects(store.db.transaction().execute(async (trx) => {
+      await q.send(trx, 'alert-events', { v: 'rolled back' }, NO_DELAY);
+      throw new Error('abort');
+    }));
+    q.nudge('alert-events');
+    await got.until(1);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(got.seen, ['committed']);
+    await q.stop(1000);
+  });
+
+  it('retries a failing job with backoff until it succeeds, then runs it no more', async () => {
+    const q = await makeQueue();
+    const attempts = collector<{ retryCount: number; at: number }>();
+    await q.work<{ v: string }>('deliveries', async (job: QueuedJob<{ v: string }>) => {
+      attempts.push({ retryCount: job.retryCount, at: Date.now() });
+      if (job.retryCount < 2) throw new Error('target down');
+    });
+    await q.send(store.db, 'deliveries', { v: 'x' }, NO_DELAY);
+    q.nudge('deliveries');
+    await attempts.until(3, 20_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual(attempts.seen.map((a) => a.retryCount), [0, 1, 2]);
+    // Exponential: the second wait is longer than the first (1 s, then about 2 s).
+    const [a, b, c] = attempts.seen.map((x) => x.at) as [number, number, number];
+    assert.ok(b - a >= 900, `first retry after ${b - a} ms`);
+    assert.ok(c - b >= 1500, `second retry after ${c - b} ms`);
+    await q.stop(1000);
+  });
+
+  it('a queue sized on its own (deliveries: DELIVERY_CONCURRENCY) runs that many jobs at once, not the default', async () => {
+    const q = await makeQueue(60_000, 2);
+    let running = 0;
+    let most = 0;
+    const done = collector<number>();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => { release = resolve; });
+    await q.work<{ i: number }>('deliveries', async (job) => {
+      most = Math.max(most, ++running);
+      if (most >= 6) release();
+      await gate;
+      running--;
+      done.push(job.data.i);
+    }, { concurrency: 6 });
+    for (let i = 0; i < 8; i++) await q.send(store.db, 'deliveries', { i }, NO_DELAY);
+    q.nudge('deliveries');
+    await done.until(8, 20_000);
+    assert.equal(most, 6, 'six at once: more than the default 2, never more than its own 6');
+    assert.deepEqual([...done.seen].sort((a, b) => a - b), [0, 1, 2, 3, 4, 5, 6, 7]);
+    await q.stop(1000);
+  });
+
+  it('takes up the job of a worker that died mid-job once its lease runs out', async () => {
+    // One slot, taken by a handler that never finishes: as if its process had been killed while running the job.
+    const first = await makeQueue(1000, 1);
+    const started = collector<string>();
+    await first.work<{ v: string }>('alert-events', async (job) => {
+      started.push(`first:${job.data.v}`);
+      await new Promise(() => undefined);
+    });
+    await first.send(store.db, 'alert-events', { v: 'orphan' }, NO_DELAY);
+    first.nudge('alert-events');
+    await started.until(1);
+    // pg-boss abandons a handler whose job expired and would fetch again: close it, as a killed process would be.
+    if (kind === 'postgres') await first.stop(0);
+
+    const second = await makeQueue(1000);
+    const done = collector<string>();
+    await second.work<{ v: string }>('alert-events', async (job) => done.push(`second:${job.data.v}:${job.retryCount}`));
+    await done.until(1, 20_000);
+    assert.match(done.seen[0] as string, /^second:orphan:/);
+  });
+});

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startHarness, type Harness } from '../support/harness.ts';
 import { addPerson, asPerson, signIn, type Session } from '../support/sessions.ts';
-import { STORE_KINDS } from '../support/stores.ts';
+import { eachStore } from '../support/stores.ts';
 
 /**
  * Every URL a tenant can save as an outbound target goes through the one address policy sending applies
@@ -21,59 +21,57 @@ const PUBLIC = 'https://hooks.example.com/alertflow';
 const PASSWORD = 'correct horse battery staple';
 const SECRET = 'target-secret-0123456789';
 
-for (const kind of STORE_KINDS) {
-  describe(`outbound targets are checked when saved, with the policy sending uses (${kind})`, () => {
-    let h: Harness;
-    let mia: Session;
-    before(async () => {
-      h = await startHarness(kind);
-      await addPerson(h, h.org.id, 'mia@acme.test', PASSWORD, 'member');
-      mia = await signIn(h, 'mia@acme.test', PASSWORD);
-    });
-    after(() => h.close());
-
-    const refusedAt = (r: { status: number; body: any; raw: string }, path: string, url: string) => {
-      assert.equal(r.status, 400, `${url}: ${r.raw}`);
-      assert.equal(r.body.code, 'VALIDATION_ERROR');
-      assert.ok(r.body.details.some((d: { path: string }) => d.path === path), `${url}: ${r.raw}`);
-    };
-
-    it('contact methods: webhook, slack and ntfy addresses', async () => {
-      for (const url of HOSTILE) {
-        const forms: Array<[Record<string, unknown>, string]> = [
-          [{ type: 'webhook', target: { url, secret: SECRET } }, '/target/url'],
-          [{ type: 'slack', target: { webhookUrl: url } }, '/target/webhookUrl'],
-          [{ type: 'ntfy', target: { serverUrl: url, topic: 'pages' } }, '/target/serverUrl'],
-        ];
-        for (const [body, path] of forms) refusedAt(await asPerson(h, mia, 'POST', '/api/v1/users/me/contact-methods', { body }), path, url);
-      }
-      assert.equal((await asPerson(h, mia, 'GET', '/api/v1/users/me/contact-methods')).body.data.length, 0, 'nothing stored');
-      assert.equal((await asPerson(h, mia, 'POST', '/api/v1/users/me/contact-methods', { body: { type: 'webhook', target: { url: PUBLIC, secret: SECRET } } })).status, 201);
-    });
-
-    it('escalation policies: every channel target with an address', async () => {
-      for (const url of HOSTILE) {
-        const forms: Array<[string, Record<string, string>, string]> = [
-          ['webhook', { url }, 'url'], ['slack', { webhookUrl: url }, 'webhookUrl'], ['teams', { webhookUrl: url }, 'webhookUrl'], ['ntfy', { serverUrl: url, topic: 'ops' }, 'serverUrl'],
-        ];
-        for (const [channel, target, field] of forms) {
-          const body = { name: 'p', steps: [{ delayMinutes: 0, targets: [{ type: 'channel', channel, target }] }] };
-          refusedAt(await h.req('POST', '/api/v1/escalation-policies', { body }), `/steps/0/targets/0/target/${field}`, url);
-        }
-      }
-      assert.equal((await h.ok('GET', '/api/v1/escalation-policies')).meta.total, 0, 'nothing stored');
-      await h.ok('POST', '/api/v1/escalation-policies', { body: { name: 'ok', steps: [{ delayMinutes: 0, targets: [{ type: 'channel', channel: 'webhook', target: { url: PUBLIC } }] }] } }, 201);
-    });
-
-    it('workflow webhook actions, saved or tested', async () => {
-      const alert = { title: 'Disk full', severity: 'high' };
-      for (const url of HOSTILE) {
-        const actions = [{ type: 'webhook', url, secret: SECRET }];
-        refusedAt(await h.req('POST', '/api/v1/workflows', { body: { name: 'w', trigger: 'alert.created', actions } }), '/actions/0/url', url);
-        refusedAt(await h.req('POST', '/api/v1/workflows/test', { body: { actions, alert } }), '/actions/0/url', url);
-      }
-      assert.equal((await h.ok('GET', '/api/v1/workflows')).meta.total, 0, 'nothing stored');
-      await h.ok('POST', '/api/v1/workflows', { body: { name: 'ok', trigger: 'alert.created', actions: [{ type: 'webhook', url: PUBLIC, secret: SECRET }] } }, 201);
-    });
+eachStore('outbound targets are checked when saved, with the policy sending uses', { together: true }, (kind) => {
+  let h: Harness;
+  let mia: Session;
+  before(async () => {
+    h = await startHarness(kind);
+    await addPerson(h, h.org.id, 'mia@acme.test', PASSWORD, 'member');
+    mia = await signIn(h, 'mia@acme.test', PASSWORD);
   });
-}
+  after(() => h.close());
+
+  const refusedAt = (r: { status: number; body: any; raw: string }, path: string, url: string) => {
+    assert.equal(r.status, 400, `${url}: ${r.raw}`);
+    assert.equal(r.body.code, 'VALIDATION_ERROR');
+    assert.ok(r.body.details.some((d: { path: string }) => d.path === path), `${url}: ${r.raw}`);
+  };
+
+  it('contact methods: webhook, slack and ntfy addresses', async () => {
+    for (const url of HOSTILE) {
+      const forms: Array<[Record<string, unknown>, string]> = [
+        [{ type: 'webhook', target: { url, secret: SECRET } }, '/target/url'],
+        [{ type: 'slack', target: { webhookUrl: url } }, '/target/webhookUrl'],
+        [{ type: 'ntfy', target: { serverUrl: url, topic: 'pages' } }, '/target/serverUrl'],
+      ];
+      for (const [body, path] of forms) refusedAt(await asPerson(h, mia, 'POST', '/api/v1/users/me/contact-methods', { body }), path, url);
+    }
+    assert.equal((await asPerson(h, mia, 'GET', '/api/v1/users/me/contact-methods')).body.data.length, 0, 'nothing stored');
+    assert.equal((await asPerson(h, mia, 'POST', '/api/v1/users/me/contact-methods', { body: { type: 'webhook', target: { url: PUBLIC, secret: SECRET } } })).status, 201);
+  });
+
+  it('escalation policies: every channel target with an address', async () => {
+    for (const url of HOSTILE) {
+      const forms: Array<[string, Record<string, string>, string]> = [
+        ['webhook', { url }, 'url'], ['slack', { webhookUrl: url }, 'webhookUrl'], ['teams', { webhookUrl: url }, 'webhookUrl'], ['ntfy', { serverUrl: url, topic: 'ops' }, 'serverUrl'],
+      ];
+      for (const [channel, target, field] of forms) {
+        const body = { name: 'p', steps: [{ delayMinutes: 0, targets: [{ type: 'channel', channel, target }] }] };
+        refusedAt(await h.req('POST', '/api/v1/escalation-policies', { body }), `/steps/0/targets/0/target/${field}`, url);
+      }
+    }
+    assert.equal((await h.ok('GET', '/api/v1/escalation-policies')).meta.total, 0, 'nothing stored');
+    await h.ok('POST', '/api/v1/escalation-policies', { body: { name: 'ok', steps: [{ delayMinutes: 0, targets: [{ type: 'channel', channel: 'webhook', target: { url: PUBLIC } }] }] } }, 201);
+  });
+
+  it('workflow webhook actions, saved or tested', async () => {
+    const alert = { title: 'Disk full', severity: 'high' };
+    for (const url of HOSTILE) {
+      const actions = [{ type: 'webhook', url, secret: SECRET }];
+      refusedAt(await h.req('POST', '/api/v1/workflows', { body: { name: 'w', trigger: 'alert.created', actions } }), '/actions/0/url', url);
+      refusedAt(await h.req('POST', '/api/v1/workflows/test', { body: { actions, alert } }), '/actions/0/url', url);
+    }
+    assert.equal((await h.ok('GET', '/api/v1/workflows')).meta.total, 0, 'nothing stored');
+    await h.ok('POST', '/api/v1/workflows', { body: { name: 'ok', trigger: 'alert.created', actions: [{ type: 'webhook', url: PUBLIC, secret: SECRET }] } }, 201);
+  });
+});

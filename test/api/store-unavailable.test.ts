@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { createStore } from '../../src/db/database.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
-import { PG_ADMIN_URL, STORE_KINDS, type StoreKind } from '../support/stores.ts';
+import { eachStore, PG_ADMIN_URL, type StoreKind } from '../support/stores.ts';
 import { TcpProxy } from '../support/tcp-proxy.ts';
 
 /**
@@ -48,85 +48,85 @@ async function harnessWithOutage(kind: StoreKind): Promise<{ h: Harness; outage:
   };
 }
 
-for (const kind of STORE_KINDS) {
-  describe(`store unavailable (${kind})`, () => {
-    let h: Harness;
-    let outage: Outage;
-    let path = '';
-    before(async () => {
-      ({ h, outage } = await harnessWithOutage(kind));
-      path = (await h.integration()).path;
-    });
-    after(async () => {
-      await h.close();
-      await outage.dispose();
-    });
+// One kind at a time: the SQLite case holds the file's write lock, and node:sqlite waits for it synchronously on this
+// thread, which would stall the PostgreSQL block beside it.
+eachStore('store unavailable', { together: false }, (kind) => {
+  let h: Harness;
+  let outage: Outage;
+  let path = '';
+  before(async () => {
+    ({ h, outage } = await harnessWithOutage(kind));
+    path = (await h.integration()).path;
+  });
+  after(async () => {
+    await h.close();
+    await outage.dispose();
+  });
 
-    const countAlerts = async () => (await h.ok('GET', '/api/v1/alerts')).meta.total as number;
+  const countAlerts = async () => (await h.ok('GET', '/api/v1/alerts')).meta.total as number;
 
-    it('ingest answers 503 with Retry-After while the store is away, stores nothing, and recovers without a restart', async () => {
-      await h.ingestAlert(path, { title: 'before', severity: 'high', fingerprint: 'before' });
-      await outage.begin();
-      try {
-        const r = await h.ingest(path, { title: 'during', severity: 'high', fingerprint: 'during' });
-        assert.equal(r.status, 503, r.raw);
-        assert.deepEqual(r.body, { error: 'The service is temporarily unavailable; retry later', code: 'SERVICE_UNAVAILABLE', details: null });
-        assert.ok(Number(r.headers['retry-after']) >= 1, `Retry-After: ${String(r.headers['retry-after'])}`);
-        if (kind === 'postgres') {
-          const api = await h.req('GET', '/api/v1/alerts');
-          assert.equal(api.status, 503, api.raw);
-          assert.equal((await h.req('GET', '/readyz')).status, 503);
-        }
-      } finally {
-        await outage.end();
+  it('ingest answers 503 with Retry-After while the store is away, stores nothing, and recovers without a restart', async () => {
+    await h.ingestAlert(path, { title: 'before', severity: 'high', fingerprint: 'before' });
+    await outage.begin();
+    try {
+      const r = await h.ingest(path, { title: 'during', severity: 'high', fingerprint: 'during' });
+      assert.equal(r.status, 503, r.raw);
+      assert.deepEqual(r.body, { error: 'The service is temporarily unavailable; retry later', code: 'SERVICE_UNAVAILABLE', details: null });
+      assert.ok(Number(r.headers['retry-after']) >= 1, `Retry-After: ${String(r.headers['retry-after'])}`);
+      if (kind === 'postgres') {
+        const api = await h.req('GET', '/api/v1/alerts');
+        assert.equal(api.status, 503, api.raw);
+        assert.equal((await h.req('GET', '/readyz')).status, 503);
       }
-      assert.equal((await h.req('GET', '/readyz')).status, 200);
-      await h.ingestAlert(path, { title: 'after', severity: 'high', fingerprint: 'after' });
-      const alerts = (await h.ok('GET', '/api/v1/alerts')).data.map((a: { fingerprint: string }) => a.fingerprint).sort();
-      assert.deepEqual(alerts, ['after', 'before'], 'the refused alert was not stored; the others were');
-      const rejections = await h.ok('GET', `/api/v1/integrations/${(await h.ok('GET', '/api/v1/integrations')).data[0].id as string}/rejections`);
-      assert.equal(rejections.data.length, 0, 'a store outage is not logged as the sender\'s rejection');
-      assert.equal(await countAlerts(), 2);
-    });
+    } finally {
+      await outage.end();
+    }
+    assert.equal((await h.req('GET', '/readyz')).status, 200);
+    await h.ingestAlert(path, { title: 'after', severity: 'high', fingerprint: 'after' });
+    const alerts = (await h.ok('GET', '/api/v1/alerts')).data.map((a: { fingerprint: string }) => a.fingerprint).sort();
+    assert.deepEqual(alerts, ['after', 'before'], 'the refused alert was not stored; the others were');
+    const rejections = await h.ok('GET', `/api/v1/integrations/${(await h.ok('GET', '/api/v1/integrations')).data[0].id as string}/rejections`);
+    assert.equal(rejections.data.length, 0, 'a store outage is not logged as the sender\'s rejection');
+    assert.equal(await countAlerts(), 2);
+  });
 
-    it('API key uses counted while the store is away are written by the next flush: none lost, none twice', async () => {
-      const org = await h.newOrg('Counted');
-      const use = async () => assert.equal((await h.req('GET', '/api/v1/integrations', { key: org.key, ip: '203.0.113.9' })).status, 200);
-      h.clock.advance(60_000 - (h.clock.now() % 60_000));
-      for (let i = 0; i < 3; i++) await use();
-      await outage.begin();
-      try {
-        await h.c.audit.flush(); // fails: the counts stay in memory
-      } finally {
-        await outage.end();
-      }
-      // Read on a connection of its own: the app's pool may still hold connections the outage cut.
-      const reader = await createStore(h.store.config);
-      try {
-        const stored = async () => reader.db.selectFrom('audit_events').select(['uses']).where('org_id', '=', org.id).where('action', '=', 'api_key.used').execute();
-        assert.deepEqual(await stored(), [], 'nothing written while the store was away');
-        for (let i = 0; i < 2; i++) await use();
-        await h.c.audit.flush();
-        assert.deepEqual((await stored()).map((r) => r.uses), [5], 'the failed flush\'s 3 uses and the 2 after it, in one event');
-      } finally {
-        await reader.close();
-      }
-    });
-
-    if (kind === 'postgres') {
-      it('a connection dropped while checked out (inside a transaction) fails that transaction, not the process', async () => {
-        const trx = h.c.store.db.transaction().execute(async (db) => {
-          await sql`select 1`.execute(db);
-          await outage.begin();
-          // The socket is reset while the client sits checked out between two statements.
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          await sql`select 1`.execute(db);
-        });
-        await assert.rejects(trx);
-        await outage.end();
-        assert.equal((await h.req('GET', '/readyz')).status, 200);
-        assert.equal(await countAlerts(), 2);
-      });
+  it('API key uses counted while the store is away are written by the next flush: none lost, none twice', async () => {
+    const org = await h.newOrg('Counted');
+    const use = async () => assert.equal((await h.req('GET', '/api/v1/integrations', { key: org.key, ip: '203.0.113.9' })).status, 200);
+    h.clock.advance(60_000 - (h.clock.now() % 60_000));
+    for (let i = 0; i < 3; i++) await use();
+    await outage.begin();
+    try {
+      await h.c.audit.flush(); // fails: the counts stay in memory
+    } finally {
+      await outage.end();
+    }
+    // Read on a connection of its own: the app's pool may still hold connections the outage cut.
+    const reader = await createStore(h.store.config);
+    try {
+      const stored = async () => reader.db.selectFrom('audit_events').select(['uses']).where('org_id', '=', org.id).where('action', '=', 'api_key.used').execute();
+      assert.deepEqual(await stored(), [], 'nothing written while the store was away');
+      for (let i = 0; i < 2; i++) await use();
+      await h.c.audit.flush();
+      assert.deepEqual((await stored()).map((r) => r.uses), [5], 'the failed flush\'s 3 uses and the 2 after it, in one event');
+    } finally {
+      await reader.close();
     }
   });
-}
+
+  if (kind === 'postgres') {
+    it('a connection dropped while checked out (inside a transaction) fails that transaction, not the process', async () => {
+      const trx = h.c.store.db.transaction().execute(async (db) => {
+        await sql`select 1`.execute(db);
+        await outage.begin();
+        // The socket is reset while the client sits checked out between two statements.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sql`select 1`.execute(db);
+      });
+      await assert.rejects(trx);
+      await outage.end();
+      assert.equal((await h.req('GET', '/readyz')).status, 200);
+      assert.equal(await countAlerts(), 2);
+    });
+  }
+});
