@@ -1,7 +1,7 @@
 import { flapStarted } from '../analytics/analytics-fns.ts';
 import type { Dialect } from '../../db/database.ts';
 import type { Effects } from './alert-effects-fns.ts';
-import { DEFAULT_FLAP_RULE, flapStep, NO_FLAPS, type FlapRule, type FlapState } from './flap-fns.ts';
+import { DEFAULT_FLAP_RULE, flapStep, type FlapRule, type FlapState } from './flap-fns.ts';
 
 /**
  * The alert writer's flap bookkeeping (flap-fns.ts holds the rule): the (integration, fingerprint) states of a
@@ -33,6 +33,9 @@ export function flapSql(dialect: Dialect, p: (i: number) => string) {
       select ${at(0)}, ${at(1)}, ${at(2)}, '[]', 0, null, 0 from ${each(1)} where true
       on conflict (org_id, integration_id, fingerprint) do update set last_change_at = alert_flaps.last_change_at
       returning org_id, integration_id, fingerprint, changes, flapping, since, last_change_at`,
+    // The states of fingerprints that only open in the batch: most are new, have none, and cost nothing more.
+    read: `select f.org_id, f.integration_id, f.fingerprint, f.changes, f.flapping, f.since, f.last_change_at
+      from ${each(1)} join alert_flaps f on f.org_id = ${at(0)} and f.integration_id = ${at(1)} and f.fingerprint = ${at(2)}${pg ? ' for update of f' : ''}`,
     rules: `select id, org_id, flap_threshold, flap_window_seconds, flap_stable_seconds from integrations where id in (${texts(1)})`,
     write: `update alert_flaps set changes = ${at(3)}, flapping = ${at(4, '::integer')}, since = ${at(5, '::bigint')}, last_change_at = ${at(6, '::bigint')}
       from ${each(1)} where alert_flaps.org_id = ${at(0)} and alert_flaps.integration_id = ${at(1)} and alert_flaps.fingerprint = ${at(2)}`,
@@ -59,27 +62,41 @@ const keyOf = (orgId: unknown, integrationId: unknown, fingerprint: unknown) => 
 function* flapWrites(text: FlapSql, fx: Effects): Generator<FlapQuery, void, Row[]> {
   const changes = fx.flaps;
   fx.flaps = [];
-  // The batch's keys in order: two writers lock shared rows in one order.
-  const keys = [...new Map(changes.map((a) => [keyOf(a.org_id, a.integration_id, a.fingerprint), [a.org_id, a.integration_id, a.fingerprint] as const])).entries()]
-    .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, k]) => k);
-  const states = new Map((yield ['alertflow_flap_lock', text.lock, [JSON.stringify(keys)]]).map((r) => [keyOf(r.org_id, r.integration_id, r.fingerprint), flapStateOf(r)]));
+  const keyed = new Map(changes.map((a) => [keyOf(a.org_id, a.integration_id, a.fingerprint), [a.org_id, a.integration_id, a.fingerprint] as const]));
+  const resolving = new Set(changes.filter((a) => a.status === 'resolved').map((a) => keyOf(a.org_id, a.integration_id, a.fingerprint)));
+  // In key order: two writers lock shared rows in one order.
+  const sorted = [...keyed.keys()].sort();
+  const states = new Map<string, FlapState>();
+  const add = (rows: Row[]) => rows.forEach((r) => states.set(keyOf(r.org_id, r.integration_id, r.fingerprint), flapStateOf(r)));
+  // A fingerprint that resolves gets its row (made when missing); one that only opens is read, and has none until
+  // its first resolution: a lone firing never flaps, and that resolution counts the opening before it too.
+  const locked = sorted.filter((k) => resolving.has(k)).map((k) => keyed.get(k));
+  const read = sorted.filter((k) => !resolving.has(k)).map((k) => keyed.get(k));
+  if (locked.length > 0) add(yield ['alertflow_flap_lock', text.lock, [JSON.stringify(locked)]]);
+  if (read.length > 0) add(yield ['alertflow_flap_read', text.read, [JSON.stringify(read)]]);
+  if (states.size === 0) return;
   const rules = new Map((yield ['alertflow_flap_rules', text.rules, [JSON.stringify([...new Set(changes.map((a) => a.integration_id))])]])
     .map((r) => [`${r.org_id}\u0000${r.id}`, ruleOf(r)]));
   const flapping: string[] = [];
   // Each change in its turn: several of one fingerprint in a batch step its state one after the other.
   for (const a of changes) {
     const key = keyOf(a.org_id, a.integration_id, a.fingerprint);
-    const { state, started } = flapStep(states.get(key) ?? NO_FLAPS, a.updated_at, rules.get(`${a.org_id}\u0000${a.integration_id}`) ?? ruleOf(undefined));
-    states.set(key, state);
-    if (state.flapping) flapping.push(a.id);
-    if (started) {
+    let state = states.get(key);
+    if (!state) continue;
+    const rule = rules.get(`${a.org_id}\u0000${a.integration_id}`) ?? ruleOf(undefined);
+    // A row just made for a resolution: the alert's opening is its first change.
+    if (state.lastChangeAt === 0 && a.status === 'resolved') state = flapStep(state, a.created_at, rule).state;
+    const step = flapStep(state, a.updated_at, rule);
+    states.set(key, step.state);
+    if (step.state.flapping) flapping.push(a.id);
+    if (step.started) {
       fx.facts.push(flapStarted(a, a.updated_at));
       fx.events.push({ orgId: a.org_id, alertId: a.id, type: 'alert.flapping', at: a.updated_at });
     }
   }
-  const written = keys.map((k) => {
-    const s = states.get(keyOf(...k)) as FlapState;
-    return [...k, JSON.stringify(s.changes), s.flapping ? 1 : 0, s.since, s.lastChangeAt];
+  const written = sorted.filter((k) => states.has(k)).map((k) => {
+    const st = states.get(k) as FlapState;
+    return [...(keyed.get(k) as readonly unknown[]), JSON.stringify(st.changes), st.flapping ? 1 : 0, st.since, st.lastChangeAt];
   });
   yield ['alertflow_flap_write', text.write, [JSON.stringify(written)]];
   if (flapping.length > 0) yield ['alertflow_flap_mark', text.mark, [JSON.stringify(flapping)]];
