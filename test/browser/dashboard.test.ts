@@ -208,9 +208,12 @@ eachStore('dashboard in a browser', { together: false }, (kind) => {
     await app.page.getByRole('button', { name: 'Apply filters' }).click();
     // The unfiltered list already holds api_key.used rows: wait for the filtered list to replace it.
     await eventually('only api_key.used rows', async () => {
-      const actions = await app.page.locator('tbody td:nth-child(2)').allTextContents();
+      const actions = await app.page.locator('tbody td:nth-child(2) code').allTextContents();
       return actions.length > 0 && actions.every((a) => a === 'api_key.used') ? actions : undefined;
     }, 10_000);
+    // A row counts a minute's requests of one key, method, path and status, and says so.
+    const cells = await app.page.locator('tbody td:nth-child(2)').allTextContents();
+    assert.ok(cells.every((c) => /^api_key\.used \d+ × (GET|POST|PUT|PATCH|DELETE) \/\S+ → \d{3}$/.test(c)), JSON.stringify(cells.slice(0, 3)));
     await assertAccessible(app.page, 'audit log');
     await shot('audit-log');
   });

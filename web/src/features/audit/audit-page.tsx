@@ -21,6 +21,15 @@ const toLocalInput = (iso: string | null) => {
   return Number.isNaN(d.getTime()) ? '' : new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 };
 
+/**
+ * An `api_key.used` event counts a minute's requests of one key, method, path, status and address: "3 × GET
+ * /api/v1/alerts → 200", so a row is not read as one request.
+ */
+function keyUse(m: Record<string, unknown>): string {
+  const uses = typeof m.uses === 'number' ? m.uses : 1;
+  return `${uses} × ${String(m.method ?? '')} ${String(m.path ?? '')} → ${String(m.status ?? '')}`;
+}
+
 function filtersOf(params: URLSearchParams): Filters {
   const f: Filters = {};
   for (const k of ['action', 'actorId', 'from', 'to'] as const) {
@@ -110,7 +119,7 @@ export default function AuditPage() {
               {rows.map((e) => (
                 <tr key={e.id}>
                   <td>{formatTime(e.createdAt)}</td>
-                  <td><code>{e.action}</code></td>
+                  <td><code>{e.action}</code>{e.action === 'api_key.used' && <> <span className="muted">{keyUse(e.metadata)}</span></>}</td>
                   <td className="break">{actorText(e.actor)}</td>
                   <td className="break">{e.target ? `${e.target.type} ${e.target.id ?? ''}` : '—'}</td>
                   <td className="wide-only">{e.ip ?? '—'}</td>
