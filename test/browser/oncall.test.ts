@@ -85,6 +85,8 @@ eachStore('on call and suppression windows in a browser', { together: true }, (k
     await dialog.getByRole('button', { name: 'Save override' }).click();
     await app.page.getByTestId('on-call-now').getByText(MEMBER.name).waitFor();
     await app.page.locator('.cal-today .shift-override').first().waitFor();
+    // The override in the schedule's zone, named, and on the viewer's (Berlin) clock beside it.
+    await app.page.locator('.overrides li', { hasText: new RegExp(`${ZONE} \\(.+ yours\\)`) }).waitFor();
     const stored = (await asBrowser('GET', `/schedules/${scheduleId}`)).body.data;
     assert.equal(stored.overrides.length, 1);
     await app.page.getByRole('button', { name: 'Month' }).click();

@@ -66,6 +66,8 @@ export function formatIn(t: number | string, zone: string, options: Intl.DateTim
 }
 
 export const dateTimeIn = (t: number | string, zone: string): string => formatIn(t, zone, { dateStyle: 'medium', timeStyle: 'short' });
+/** `t` in `zone` with the zone named, "24 Nov 2026, 09:00 America/New_York": for text (labels, titles) where another zone is in play. */
+export const dateTimeZoned = (t: number | string, zone: string): string => `${dateTimeIn(t, zone)} ${zone}`;
 // 24-hour, whatever the locale: a day cell reads 00:00–24:00.
 export const timeIn = (t: number | string, zone: string): string => formatIn(t, zone, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 

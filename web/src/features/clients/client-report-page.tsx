@@ -5,13 +5,13 @@ import { EmptyState } from '../../components/empty-state';
 import { RecordError } from '../../components/error-display';
 import { formatDuration } from '../../components/format';
 import { Loading, Page } from '../../components/page';
+import { dateTimeIn } from '../../components/zone';
 import type { ClientReport } from '../../api/types';
 import { useClientReport } from './clients-api';
 import { TableWrap } from '../../components/table-wrap';
 
 const dur = (ms: number | null) => (ms === null ? '—' : formatDuration(ms));
 const monthWords = (period: string) => new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${period}-15T00:00:00Z`));
-const local = (iso: string, timeZone: string) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(iso));
 const serviceName = (s: string) => (s === '*' ? 'All services' : s === '' ? 'No service label' : s);
 
 /** The report as one CSV: a section per block, the same figures as the page. */
@@ -73,7 +73,7 @@ function Report({ r }: { r: ClientReport }) {
                 <td><Link to={`/incidents/${i.id}`}>#{i.number}</Link></td>
                 <td className="title-cell">{i.title}</td>
                 <td><SeverityBadge value={i.severity} /></td>
-                <td>{local(i.openedAt, zone)}</td>
+                <td>{dateTimeIn(i.openedAt, zone)}</td>
                 <td className="num">{i.resolvedAt ? dur(i.durationMs) : <StatusBadge value={i.status} />}</td>
               </tr>
             ))}</tbody>
@@ -92,7 +92,7 @@ function Report({ r }: { r: ClientReport }) {
       <section className="panel" aria-labelledby="r-maintenance">
         <h2 id="r-maintenance">Maintenance windows</h2>
         {r.maintenance.length === 0 ? <p className="muted">None.</p> : (
-          <ul>{r.maintenance.map((m) => <li key={`${m.windowId}|${m.startsAt}`}>{m.name}: {local(m.startsAt, zone)} – {local(m.endsAt, zone)}</li>)}</ul>
+          <ul>{r.maintenance.map((m) => <li key={`${m.windowId}|${m.startsAt}`}>{m.name}: {dateTimeIn(m.startsAt, zone)} – {dateTimeIn(m.endsAt, zone)}</li>)}</ul>
         )}
       </section>
     </article>

@@ -1,60 +1,28 @@
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import type { Schedule, ScheduleLayer } from '../../api/types';
+import type { Schedule } from '../../api/types';
 import { ConfirmDialog } from '../../components/confirm-dialog';
 import { CalendarFeed } from '../../components/calendar-feed';
 import { EmptyState } from '../../components/empty-state';
 import { ErrorDisplay, RecordError } from '../../components/error-display';
 import { Loading, Page } from '../../components/page';
-import { dateTimeIn, formatIn, timeIn, viewerZone } from '../../components/zone';
+import { formatIn, viewerZone } from '../../components/zone';
+import { ZonedTime } from '../../components/zoned-time';
 import { useCan } from '../auth/session';
 import { Calendar, type RangePick } from './calendar';
-import { calendarDays, dayOf, restrictionThisWeek, shiftAnchor, type CalendarView } from './calendar-fns';
+import { calendarDays, dayOf, shiftAnchor, type CalendarView } from './calendar-fns';
 import { OverrideDialog } from './override-dialog';
+import { Layers, Overrides } from './schedule-parts';
 import { usePeople } from './people';
 import { useDeleteSchedule, useSchedule, useScheduleOnCall, useShifts, useUpdateSchedule } from './schedules-api';
-
-const DAY_NAMES: Record<string, string> = { mon: 'Mon', tue: 'Tue', wed: 'Wed', thu: 'Thu', fri: 'Fri', sat: 'Sat', sun: 'Sun' };
-
-function rotationText(l: ScheduleLayer): string {
-  return l.rotation === 'custom' ? `every ${l.shiftHours} hours` : l.rotation;
-}
 
 function NowOnCall({ id, zone }: { id: string; zone: string }) {
   const q = useScheduleOnCall(id);
   if (q.isPending) return <Loading rows={1} />;
   if (q.error) return <ErrorDisplay error={q.error} />;
   const e = q.data.data[0];
-  if (!e?.user) return <p data-testid="on-call-now"><strong>Nobody</strong> is on call now{e?.endsAt ? ` (until ${dateTimeIn(e.endsAt, zone)})` : ''}.</p>;
-  return (
-    <p data-testid="on-call-now">
-      <strong>{e.user.name}</strong> is on call now{e.endsAt ? `, until ${dateTimeIn(e.endsAt, zone)}` : ''}.
-    </p>
-  );
-}
-
-function Layers({ s, nameOf, zone }: { s: Schedule; nameOf: (id: string) => string; zone: string }) {
-  if (s.layers.length === 0) return <p className="muted">No layers: nobody is on call except by override. Edit the schedule to add one.</p>;
-  return (
-    <ol className="layers">
-      {s.layers.map((l, i) => (
-        <li key={`${l.name}${i}`}>
-          <strong>{l.name}</strong>: {rotationText(l)} from {dateTimeIn(l.startsAt, s.timezone)} ({s.timezone})
-          {zone !== s.timezone && <span className="muted">, {dateTimeIn(l.startsAt, zone)} yours</span>}
-          <div>In turn: {l.users.map(nameOf).join(' → ')}</div>
-          {l.restrictions.length > 0 && (
-            <div>Only: {l.restrictions.map((r) => `${r.days.map((d) => DAY_NAMES[d]).join(', ')} ${r.from}–${r.to}`).join('; ')} ({s.timezone})</div>
-          )}
-          {l.restrictions.length > 0 && zone !== s.timezone && (
-            <div className="muted">
-              This week on your clock ({zone}): {l.restrictions.flatMap((r) => restrictionThisWeek(r, s.timezone, Date.now()))
-                .map((w) => `${formatIn(w.start, zone, { weekday: 'short' })} ${timeIn(w.start, zone)}–${timeIn(w.end, zone)}`).join(', ')}
-            </div>
-          )}
-        </li>
-      ))}
-    </ol>
-  );
+  const until = e?.endsAt ? <>, until <ZonedTime at={e.endsAt} zone={zone} /></> : null;
+  return <p data-testid="on-call-now"><strong>{e?.user ? e.user.name : 'Nobody'}</strong> is on call now{until}.</p>;
 }
 
 function Detail({ s }: { s: Schedule }) {
@@ -136,23 +104,11 @@ function Detail({ s }: { s: Schedule }) {
         <section className="panel" aria-labelledby="layers-title">
           <h2 id="layers-title">Layers</h2>
           <p className="hint">Later layers beat earlier ones; overrides beat every layer.</p>
-          <Layers s={s} nameOf={people.nameOf} zone={mine} />
+          <Layers s={s} nameOf={people.nameOf} mine={mine} />
         </section>
         <section className="panel" aria-labelledby="overrides-title">
           <h2 id="overrides-title">Overrides</h2>
-          {s.overrides.length === 0 ? <p className="muted">No overrides.</p> : (
-            <ul className="overrides">
-              {s.overrides.map((o, i) => (
-                <li key={`${o.userId}${o.startsAt}${i}`}>
-                  <span>{people.nameOf(o.userId)}: {dateTimeIn(o.startsAt, zone)} – {dateTimeIn(o.endsAt, zone)}</span>
-                  {canWrite && (
-                    <button type="button" className="secondary small" disabled={removing !== null} onClick={() => removeOverride(i)}
-                      aria-label={`Remove the override of ${people.nameOf(o.userId)} from ${dateTimeIn(o.startsAt, zone)}`}>Remove</button>
-                  )}
-                </li>
-              ))}
-            </ul>
-          )}
+          <Overrides overrides={s.overrides} zone={zone} nameOf={people.nameOf} removing={removing} onRemove={canWrite ? removeOverride : undefined} />
           {pick === null && <ErrorDisplay error={update.error} />}
         </section>
       </div>

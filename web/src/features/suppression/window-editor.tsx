@@ -4,7 +4,7 @@ import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextAreaField, TextField } from '../../components/form';
 import { PreviewFrame } from '../../components/preview-frame';
 import { SeverityBadge, StatusBadge } from '../../components/badges';
-import { dateTimeIn, viewerZone } from '../../components/zone';
+import { ZonedTime } from '../../components/zoned-time';
 import { ZoneField } from '../../components/zone-field';
 import { useClients } from '../../api/clients';
 import { OPS as OP_WORDS } from '../workflows/workflow-fns';
@@ -46,7 +46,6 @@ function Matchers({ rows, error, onChange }: { rows: MatcherForm[]; error: unkno
 
 function Preview({ form, untouched }: { form: WindowForm; untouched: boolean }) {
   const preview = useWindowPreview(useMemo(() => ({ ...bodyOf(form), name: form.name || 'Preview' }), [form]));
-  const mine = viewerZone();
   return (
     <PreviewFrame query={preview} testId="window-preview" untouched={untouched}>
       {({ data: p }) => (
@@ -57,8 +56,7 @@ function Preview({ form, untouched }: { form: WindowForm; untouched: boolean }) 
             <ol className="occurrences" data-testid="next-occurrences">
               {p.nextOccurrences.map((o) => (
                 <li key={o.startsAt}>
-                  {dateTimeIn(o.startsAt, form.timezone)} – {dateTimeIn(o.endsAt, form.timezone)}
-                  {mine !== form.timezone && <span className="muted"> ({dateTimeIn(o.startsAt, mine)} yours)</span>}
+                  <ZonedTime at={o.startsAt} until={o.endsAt} zone={form.timezone} />
                 </li>
               ))}
             </ol>
