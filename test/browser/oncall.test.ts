@@ -206,7 +206,7 @@ eachStore('on call and suppression windows in a browser', { together: true }, (k
     await app.page.getByRole('button', { name: 'Create window' }).click();
     const row = app.page.getByTestId('windows-table').getByRole('row', { name: /Nightly backup/ });
     await row.waitFor();
-    await row.getByText('FREQ=DAILY').waitFor();
+    await row.getByText('Every day', { exact: true }).waitFor();
     assert.equal(await row.locator('.occurrences li').count(), 3);
     const stored = (await asBrowser('GET', '/suppression')).body.data[0];
     assert.equal(stored.recurrence, 'FREQ=DAILY');
