@@ -721,6 +721,8 @@ eachStore('integration mappings and presets', { together: true }, (kind) => {
           annotations: {
             summary: 'High 5xx rate on api-1', description: '5xx responses are 12% of traffic over the last 5 minutes.',
             runbook_url: 'https://runbooks.example.com/high-error-rate',
+            // The sender's own link, shown on the alert page (docs/senders.md).
+            generatorURL: 'http://prometheus.example.com:9090/graph?g0.expr=rate%28http_5xx%5B5m%5D%29',
           },
           clientId: null,
         },
@@ -728,7 +730,7 @@ eachStore('integration mappings and presets', { together: true }, (kind) => {
           title: 'HighErrorRate', severity: 'medium', status: 'resolved', source: 'alertmanager',
           description: '5xx responses are back under 1%.', fingerprint: '5e2d1c0b9a887766',
           labels: { alertname: 'HighErrorRate', job: 'api', instance: 'api-2:9100', severity: 'warning' },
-          annotations: { description: '5xx responses are back under 1%.' },
+          annotations: { description: '5xx responses are back under 1%.', generatorURL: 'http://prometheus.example.com:9090/graph?g0.expr=rate%28http_5xx%5B5m%5D%29' },
           clientId: null,
         },
       ]);
