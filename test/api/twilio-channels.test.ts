@@ -182,7 +182,12 @@ eachStore('Twilio SMS and voice', { together: true }, (kind) => {
     const action = /action="([^"]+)"/.exec(c.twiml)![1]!.replace(/&amp;/g, '&');
     const again = await sim.post(action, { AccountSid: sim.accountSid, CallSid: c.sid, From: c.from, To: c.to, Digits: '4', CallStatus: 'in-progress' });
     assert.match(again.body, /Already done/);
-    // Someone else's call id with this page's URL: refused.
+    // Someone else's call id with this page's URL: refused, once the call's own id is recorded with the send (the
+    // simulator can ring before our send has its answer; until then the signature alone vouches for the request).
+    await eventually('the call recorded as sent', async () => {
+      const l = (await h.ok('GET', `/api/v1/alerts/${alertId}/notifications`)).data as Array<{ channel: string; status: string }>;
+      return l.find((n) => n.channel === 'voice' && n.status === 'sent');
+    });
     assert.equal((await sim.post(action, { AccountSid: sim.accountSid, CallSid: 'CA0', From: c.from, To: c.to, Digits: '6' })).status, 404);
     // A key posted unsigned by Twilio's token (forged): refused before anything is read.
     assert.equal((await sim.post(action, { AccountSid: sim.accountSid, CallSid: c.sid, From: c.from, To: c.to, Digits: '6' }, sim.sign('http://elsewhere.test/', {}))).status, 403);
