@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
-import { retried } from '../../db/retry.ts';
+import { retriedTransaction } from '../../db/retry.ts';
 import type { DB } from '../../db/schema.ts';
 import { actorFrom, type Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -106,7 +106,7 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
    */
   function act(orgId: string, actor: Actor, id: string, action: Action): Promise<AlertRow> {
     const rule = RULES[action];
-    return retried(() => store.db.transaction().execute(async (trx) => {
+    return retriedTransaction(store.db, async (trx) => {
       const at = clock.now();
       const moved = await deps.writer.transition(trx, orgId, id, rule.from, rule.to, actor, at);
       if (moved) {
@@ -117,7 +117,7 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
       if (!current) throw notFound('Alert');
       if (rule.noop.includes(current.status as AlertStatus)) return current;
       throw new AppError('CONFLICT', `Cannot ${action} an alert that is ${current.status}`);
-    }));
+    });
   }
 
   /** The alert a sender names by its own key (an open alert's fingerprint) or by id, if that sender's integration sent it. */

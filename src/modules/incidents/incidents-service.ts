@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { retried } from '../../db/retry.ts';
+import { retriedTransaction } from '../../db/retry.ts';
 import type { Actor } from '../../lib/actor.ts';
 import { iso, isoOrNull, type Clock } from '../../lib/clock.ts';
 import { AppError, conflict, notFound } from '../../lib/errors.ts';
@@ -173,7 +173,7 @@ export function incidentsService(deps: {
     async update(orgId: string, actor: Actor, id: string, input: UpdateIncidentBody): Promise<Incident> {
       // Resolving or acknowledging changes the incident's alerts too, while the workflow runner may be joining one
       // of them to it: on PostgreSQL the two can deadlock, and the loser runs again whole.
-      const row = await retried(() => store.db.transaction().execute(async (trx) => {
+      const row = await retriedTransaction(store.db, async (trx) => {
         let incident = await repo.get(trx, orgId, id);
         if (!incident) throw notFound('Incident');
         const at = clock.now();
@@ -192,7 +192,7 @@ export function incidentsService(deps: {
           await audit.record(trx, { orgId, action: 'incident.severity_changed', actor, target: { type: 'incident', id }, metadata: { from, to: input.severity } });
         }
         return incident;
-      }));
+      });
       return toIncident(row);
     },
 
@@ -203,7 +203,7 @@ export function incidentsService(deps: {
     async snooze(orgId: string, actor: Actor, id: string, input: SnoozeBody): Promise<Incident> {
       const at = clock.now();
       const until = at + input.minutes * deps.minuteMs;
-      const row = await retried(() => store.db.transaction().execute(async (trx) => {
+      const row = await retriedTransaction(store.db, async (trx) => {
         let incident = await repo.get(trx, orgId, id);
         if (!incident) throw notFound('Incident');
         if (incident.status === 'resolved') throw conflict('A resolved incident cannot be snoozed');
@@ -213,7 +213,7 @@ export function incidentsService(deps: {
         await audit.record(trx, { orgId, action: 'incident.snoozed', actor, target: { type: 'incident', id }, metadata: { minutes: input.minutes, until: iso(until) } });
         await deps.timers(trx, { kind: 'snooze_end', orgId, incidentId: id, until }, until - at);
         return incident;
-      }));
+      });
       return toIncident(row);
     },
 
