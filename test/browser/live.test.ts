@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { eventually } from '../support/eventually.ts';
 import { startServer, stopAll, type ServerProcess } from '../support/process.ts';
 import { apiAsBrowser, assertAccessible, eachStore, ingestAt, screenshot, sharedBrowser, useDashboard } from './browser.ts';
 
@@ -41,7 +42,7 @@ eachStore('live alerts in the dashboard', { together: true, timeout: 180_000, de
     const alertId = await ingestAt(`${ingestServer.url}/api/inbound/webhook/${integ.body.data.token}`, { title: 'Disk full on db1', severity: 'critical' });
     const row = app.page.getByRole('link', { name: 'Disk full on db1' });
     await row.waitFor({ timeout: 10_000 });
-    await app.page.waitForFunction(`document.title === '(1) Alerts · AlertFlow'`, undefined, { timeout: 10_000 });
+    await eventually('the title (1) Alerts · AlertFlow', async () => ((await app.page.title()) === '(1) Alerts · AlertFlow' ? true : undefined), 10_000);
     await assertAccessible(app.page, 'live alerts');
     await screenshot(app.page, `${kind}-live-alerts`);
     await app.page.emulateMedia({ colorScheme: 'dark' });
@@ -53,7 +54,7 @@ eachStore('live alerts in the dashboard', { together: true, timeout: 180_000, de
     const resolved = await apiAsBrowser(ingestServer, app.context, 'POST', `/alerts/${alertId}/resolve`, {});
     assert.equal(resolved.status, 200, resolved.raw);
     await row.waitFor({ state: 'detached', timeout: 10_000 });
-    await app.page.waitForFunction(`document.title === 'Alerts · AlertFlow'`, undefined, { timeout: 10_000 });
+    await eventually('the title Alerts · AlertFlow', async () => ((await app.page.title()) === 'Alerts · AlertFlow' ? true : undefined), 10_000);
     assert.equal(navigations, 0, 'the page was not reloaded');
     assert.deepEqual(app.errors, []);
   });
