@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  attention, bucketEdges, bucketOf, coveredMs, dayStart, isWorkingHours, lastDays, monthRange, percentile, previousMonth, rollup, splitMonths, spread,
+  attention, bucketEdges, bucketOf, coveredMs, dayStart, isWorkingHours, lastDays, monthRange, previousMonth, rollup, splitMonths, spreads,
   trendPercent, type AlertDims,
 } from '../../src/modules/analytics/analytics-fns.ts';
 
@@ -89,12 +89,38 @@ describe('analytics buckets', () => {
 });
 
 describe('analytics figures', () => {
-  it('nearest-rank percentiles', () => {
-    assert.equal(percentile([], 50), null);
-    assert.equal(percentile([7], 90), 7);
-    assert.equal(percentile([1, 2, 3, 4], 50), 2);
-    assert.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 90), 9);
+  it('nearest-rank median and p90', () => {
+    const spread = (values: number[]) => spreads(Float64Array.from(values), [new Int32Array(values.length)], 1)[0];
+    assert.deepEqual(spread([]), { count: 0, median: null, p90: null });
+    assert.deepEqual(spread([7]), { count: 1, median: 7, p90: 7 });
+    assert.equal(spread([4, 2, 3, 1])?.median, 2);
+    assert.equal(spread([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])?.p90, 9);
     assert.deepEqual(spread([10, 1, 5]), { count: 3, median: 5, p90: 10 });
+  });
+
+  it('many groups\' spreads at once equal each group\'s own, ties and missing values included', () => {
+    // Values with ties and nulls; level 0 puts everything in group 0, level 1 in groups 1–3, level 2 in groups 4–10 or none.
+    const values = Array.from({ length: 500 }, (_, i) => (i % 7 === 3 ? null : (i * 7919) % 61));
+    const levels = [new Int32Array(values.length), Int32Array.from(values, (_, i) => 1 + (i % 3)), Int32Array.from(values, (_, i) => (i % 11 === 0 ? -1 : 4 + (i % 7)))];
+    const got = spreads(Float64Array.from(values, (v) => v ?? NaN), levels, 12);
+    // Each group sorted on its own, read at ranks ceil(p·n) (1-based).
+    const own = (g: number) => {
+      const sorted = values.flatMap((v, i) => (v !== null && levels.some((l) => l[i] === g) ? [v] : [])).sort((a, b) => a - b);
+      const at = (p: number) => (sorted.length === 0 ? null : sorted[Math.ceil(p * sorted.length) - 1]);
+      return { count: sorted.length, median: at(0.5), p90: at(0.9) };
+    };
+    assert.deepEqual(got, Array.from({ length: 12 }, (_, g) => own(g)));
+    assert.equal(got[0]?.count, values.filter((v) => v !== null).length);
+    assert.deepEqual(got[11], { count: 0, median: null, p90: null });
+    // Orders that trouble a selection: sorted, reversed, all equal, and many values.
+    const ranks = (vs: number[]) => {
+      const sorted = [...vs].sort((a, b) => a - b);
+      return { count: vs.length, median: sorted[Math.ceil(0.5 * vs.length) - 1], p90: sorted[Math.ceil(0.9 * vs.length) - 1] };
+    };
+    const many = Array.from({ length: 5000 }, (_, i) => (i * 104_729) % 9973);
+    for (const vs of [Array.from({ length: 101 }, (_, i) => i), Array.from({ length: 100 }, (_, i) => 100 - i), Array(37).fill(5), many]) {
+      assert.deepEqual(spreads(Float64Array.from(vs), [new Int32Array(vs.length)], 1)[0], ranks(vs));
+    }
   });
 
   it('covered time is the union of intervals clipped to the period; open ones run to its end', () => {

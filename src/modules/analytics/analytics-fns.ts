@@ -286,15 +286,77 @@ export interface Spread {
   p90: number | null;
 }
 
-/** The nearest-rank percentile: the smallest value with at least p % of the values at or below it. */
-export function percentile(sorted: readonly number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+/** The 0-based rank of the nearest-rank percentile p of n sorted values: the smallest with at least p % at or below it. */
+const rankOf = (n: number, p: number): number => Math.max(0, Math.ceil((p / 100) * n) - 1);
+
+/**
+ * The count, nearest-rank median and p90 of many groups of values at once, exactly: value i (NaN: none) belongs
+ * to the group `levels[l][i]` of each level l (-1: none of that level), e.g. everything, its key, its key's
+ * bucket. The values are laid out group after group in one typed array and each group's two ranks selected in
+ * place, without sorting: a year of incidents by service and month is some 800 groups of 50,000 values
+ * (bench/analytics.ts).
+ */
+export function spreads(values: Float64Array, levels: ReadonlyArray<Int32Array>, groups: number): Spread[] {
+  const start = new Int32Array(groups + 1);
+  for (let i = 0; i < values.length; i++) {
+    if (Number.isNaN(values[i])) continue;
+    for (const level of levels) {
+      const g = level[i] as number;
+      if (g >= 0) start[g + 1] = (start[g + 1] as number) + 1;
+    }
+  }
+  for (let g = 0; g < groups; g++) start[g + 1] = (start[g + 1] as number) + (start[g] as number);
+  const all = new Float64Array(start[groups] as number);
+  const next = start.slice(0, groups);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] as number;
+    if (Number.isNaN(v)) continue;
+    for (const level of levels) {
+      const g = level[i] as number;
+      if (g < 0) continue;
+      const at = next[g] as number;
+      all[at] = v;
+      next[g] = at + 1;
+    }
+  }
+  return Array.from({ length: groups }, (_, g): Spread => {
+    const group = all.subarray(start[g], start[g + 1]);
+    const count = group.length;
+    if (count === 0) return { count, median: null, p90: null };
+    // Everything after the median's place is at least the median once it is selected: p90 is selected among those.
+    const m = rankOf(count, 50);
+    const median = select(group, m);
+    return { count, median, p90: select(group.subarray(m), rankOf(count, 90) - m) };
+  });
 }
 
-export function spread(values: number[]): Spread {
-  const sorted = [...values].sort((a, b) => a - b);
-  return { count: sorted.length, median: percentile(sorted, 50), p90: percentile(sorted, 90) };
+/**
+ * The k-th smallest value of `a` (0-based), in linear time on average (Hoare's selection), reordering `a` so that
+ * no value before position k is greater and none after it smaller. Two ranks of a group need no sort of it.
+ */
+function select(a: Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (hi > lo) {
+    const pivot = a[(lo + hi) >> 1] as number;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while ((a[i] as number) < pivot) i++;
+      while ((a[j] as number) > pivot) j--;
+      if (i <= j) {
+        const t = a[i] as number;
+        a[i] = a[j] as number;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return a[k] as number;
 }
 
 /** A month of the zone's calendar, `YYYY-MM`, as its [from, to) instants. */

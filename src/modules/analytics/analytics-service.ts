@@ -5,10 +5,10 @@ import { iso, type Clock } from '../../lib/clock.ts';
 import { invalid } from '../../lib/errors.ts';
 import { DAY_MS } from '../schedules/zone-fns.ts';
 import {
-  bucketEdges, bucketOf, MAX_RANGE_DAYS, MEASURES, rollup, splitMonths, spread, zeroCounts,
-  type AlertDims, type Bucket, type CountRow, type Counts, type Fact, type OrgAnalytics,
+  bucketEdges, bucketOf, MAX_RANGE_DAYS, MEASURES, rollup, splitMonths, spreads, zeroCounts,
+  type AlertDims, type Bucket, type CountRow, type Counts, type Fact, type OrgAnalytics, type Spread,
 } from './analytics-fns.ts';
-import type { AnalyticsRepo, IncidentFactRow, IncidentTimes } from './analytics-repo.ts';
+import type { AnalyticsRepo, IncidentFactRow } from './analytics-repo.ts';
 import type { DayRangeQuery, Noisy, NoisyQuery, PagesPerPerson, ResponseTimes, SeriesQuery, Volume } from './analytics-schemas.ts';
 
 const DEFAULT_SPAN_MS = 7 * DAY_MS;
@@ -58,11 +58,6 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
 
   const addCounts = (into: Counts, r: Partial<Counts>) => {
     for (const m of MEASURES) into[m] += r[m] ?? 0;
-  };
-
-  const durationsOf = (rows: IncidentTimes[]): Durations => {
-    const of = (c: 'ack' | 'resolve' | 'page') => spread(rows.flatMap((r) => (r[c] === null ? [] : [r[c] as number])));
-    return { ack: of('ack'), resolve: of('resolve'), page: of('page') };
   };
 
   return {
@@ -154,23 +149,42 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
       const dim = groupDim(q.groupBy, org);
       const rows = await repo.incidents(store, store.db, orgId, from, to, q.clientId ?? null, dim);
       const n = edges.length - 1;
-      const byKey = new Map<string, IncidentTimes[]>();
-      for (const r of rows) {
-        let list = byKey.get(r.key);
-        if (!list) byKey.set(r.key, (list = []));
-        list.push(r);
+      // Groups in the order their first incident came; without a dimension, one group ('') even when empty.
+      const keys = new Map<string, number>(dim === null ? [['', 0]] : []);
+      const sizes: number[] = dim === null ? [0] : [];
+      // Each incident counts in three spreads: everything (0), its group's, its group's bucket (-1 outside the buckets).
+      const everything = new Int32Array(rows.length);
+      const group = new Int32Array(rows.length);
+      const inBucket = new Int32Array(rows.length);
+      // Its durations, NaN for one it has not reached.
+      const [ack, resolve, page] = [0, 0, 0].map(() => new Float64Array(rows.length)) as [Float64Array, Float64Array, Float64Array];
+      for (const [i, [openedAt, ackMs, resolveMs, pageMs, key]] of rows.entries()) {
+        let k = keys.get(key);
+        if (k === undefined) {
+          keys.set(key, (k = keys.size));
+          sizes.push(0);
+        }
+        sizes[k] = (sizes[k] as number) + 1;
+        const base = 1 + k * (n + 1);
+        const b = bucketOf(edges, openedAt);
+        group[i] = base;
+        inBucket[i] = b < 0 ? -1 : base + 1 + b;
+        ack[i] = ackMs ?? NaN;
+        resolve[i] = resolveMs ?? NaN;
+        page[i] = pageMs ?? NaN;
       }
-      const seriesOf = (list: IncidentTimes[]): Durations[] => {
-        const per: IncidentTimes[][] = Array.from({ length: n }, () => []);
-        for (const r of list) per[bucketOf(edges, r.openedAt)]?.push(r);
-        return per.map(durationsOf);
-      };
-      const names = await namesOf(orgId, dim, [...byKey.keys()]);
+      const cells = 1 + keys.size * (n + 1);
+      const levels = [everything, group, inBucket];
+      const [acks, resolves, pages] = [ack, resolve, page].map((values) => spreads(values, levels, cells)) as [Spread[], Spread[], Spread[]];
+      const at = (cell: number): Durations => ({ ack: acks[cell] as Spread, resolve: resolves[cell] as Spread, page: pages[cell] as Spread });
+      const names = await namesOf(orgId, dim, [...keys.keys()]);
       return {
         timezone: org.zone, from: iso(from), to: iso(to), bucket, buckets: edges.slice(0, -1).map(iso), groupBy: dim,
-        overall: durationsOf(rows),
-        groups: (dim === null ? [['', rows] as const] : [...byKey].sort(([, a], [, b]) => b.length - a.length))
-          .map(([key, list]) => ({ key, name: names.get(key) ?? null, overall: durationsOf([...list]), series: seriesOf([...list]) })),
+        overall: at(0),
+        groups: [...keys].sort(([, a], [, b]) => (sizes[b] as number) - (sizes[a] as number)).map(([key, k]) => {
+          const base = 1 + k * (n + 1);
+          return { key, name: names.get(key) ?? null, overall: at(base), series: Array.from({ length: n }, (_, b) => at(base + 1 + b)) };
+        }),
       };
     },
 
