@@ -1,5 +1,5 @@
 /**
- * Analytics query times on a large store (docs/benchmarks.md, "Analytics"): 1,000,000 alerts and 50,000 incidents
+ * Analytics query times on a large store (docs/benchmarks.md#analytics-on-1000000-alerts-issue-22): 1,000,000 alerts and 50,000 incidents
  * over the last 365 days of one organization, stored as rows and counted in the rollups as the alert writer counts
  * them (src/modules/analytics/analytics-fns.ts); then each query of the Analytics page, the client board and a client
  * report, asked through a real `alertflow serve` over HTTP, several times each: p50 and p95 per query and over all.

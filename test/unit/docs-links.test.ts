@@ -58,6 +58,13 @@ function readRepoFile(file: string): string | undefined {
   return file.endsWith('.md') ? readFileSync(file, 'utf8') : '';
 }
 
+/** TypeScript and JavaScript files under `dirs`, generated API types and dependencies left out. */
+function sourceFiles(dirs: string[]): string[] {
+  return dirs.flatMap((dir) => readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.(ts|tsx|js)$/.test(e.name) && e.name !== 'schema.d.ts' && !e.parentPath.includes('node_modules'))
+    .map((e) => path.join(e.parentPath, e.name)));
+}
+
 const pages = [
   path.join(ROOT, 'README.md'),
   ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(ROOT, 'docs', f)),
@@ -74,6 +81,21 @@ describe('documentation links', () => {
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const unlinked = pages.slice(1).map((f) => path.relative(ROOT, f)).filter((rel) => !readme.includes(`](${rel}`));
     assert.deepEqual(unlinked, []);
+  });
+
+  it('every docs page a comment or API description cites (docs/x.md, docs/x.md#anchor, docs/x.md, "Heading") exists, with that heading', () => {
+    const cited = sourceFiles(['src', 'web/src', 'bench', 'bin', 'test']).filter((f) => f !== import.meta.filename).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/docs\/([a-z0-9_-]+\.md)(?:#([a-z0-9-]+)|, "([^"]+)")?/g)].map((m) => ({ file, page: m[1] ?? '', anchor: m[2], heading: m[3] })));
+    assert.ok(cited.length > 10, 'the source cites its docs');
+    const broken = cited.flatMap(({ file, page, anchor, heading }) => {
+      const where = `${path.relative(ROOT, file)}: docs/${page}`;
+      const text = readRepoFile(path.join(ROOT, 'docs', page));
+      if (text === undefined) return [`${where}: no such page`];
+      if (anchor !== undefined && !headingAnchors(text).has(anchor)) return [`${where}#${anchor}: no such heading`];
+      if (heading !== undefined && !headingAnchors(text).has(headingAnchors(`# ${heading}`).values().next().value as string)) return [`${where}, "${heading}": no such heading`];
+      return [];
+    });
+    assert.deepEqual([...new Set(broken)], []);
   });
 
   it('reports a missing page, a missing heading, and numbers repeated headings as GitHub does', () => {

@@ -2,7 +2,7 @@ import { type Kysely } from 'kysely';
 import { columnTypes, type MigrationFactory } from './types.ts';
 
 /**
- * Secret calendar feed URLs (docs/paging.md, "Calendar feeds"): a member's own shifts, or a schedule's, for
+ * Secret calendar feed URLs (docs/paging.md#calendar-feeds-and-my-on-call): a member's own shifts, or a schedule's, for
  * calendar apps that cannot send a header. Only the token's SHA-256 is kept; one feed per member or schedule.
  */
 const migration: MigrationFactory = (dialect) => {

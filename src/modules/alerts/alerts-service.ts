@@ -37,7 +37,7 @@ function csv<T extends string>(field: string, v: string | undefined, allowed: re
   return values as T[];
 }
 
-/** What an answered alert's incident does (the incidents module): see docs/paging.md, "Acknowledge and resolve". */
+/** What an answered alert's incident does (the incidents module): see docs/paging.md#acknowledge-and-resolve-one-rule-for-an-incident-and-its-alerts. */
 export interface AlertIncidents {
   alertAnswered(db: Kysely<DB>, orgId: string, incidentId: string, actor: Actor, at: number): Promise<void>;
 }

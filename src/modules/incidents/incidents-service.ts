@@ -61,7 +61,7 @@ export type ScheduleTimer = (db: Kysely<DB>, timer: IncidentTimer, delayMs: numb
 
 /**
  * The incident's own alerts, which joining and answering it change (the alert writer writes them). See
- * docs/paging.md, "Acknowledge and resolve".
+ * docs/paging.md#acknowledge-and-resolve-one-rule-for-an-incident-and-its-alerts.
  */
 export type IncidentAlerts = Pick<AlertWriter, 'transitionOfIncident' | 'attachIncident'>;
 
