@@ -11,6 +11,25 @@ function toParam(value: unknown): Param {
   return value as Param;
 }
 
+/**
+ * A statement's row builder. node:sqlite returns each row as a null-prototype object built property by property,
+ * which V8 keeps in dictionary mode: every read of a column is a hash lookup, and building a page of alerts
+ * from 26 such rows cost more than running its query (docs/benchmarks.md, "Reads"). The statement returns
+ * arrays instead, and this function, compiled once per statement from its column names, turns one into an
+ * object literal of a fixed shape. The names are quoted by JSON.stringify; a column named `__proto__` (which
+ * a literal would take as the prototype) keeps a plain null-prototype object.
+ */
+function rowOf(columns: string[]): (values: unknown[]) => Record<string, unknown> {
+  if (columns.includes('__proto__')) {
+    return (values) => {
+      const r = Object.create(null) as Record<string, unknown>;
+      columns.forEach((c, i) => { r[c] = values[i]; });
+      return r;
+    };
+  }
+  return new Function('v', `return { ${columns.map((c, i) => `${JSON.stringify(c)}: v[${i}]`).join(', ')} };`) as (values: unknown[]) => Record<string, unknown>;
+}
+
 const MAX_CACHED_STATEMENTS = 500;
 const MAX_CACHED_SQL_LENGTH = 2048;
 
@@ -32,12 +51,20 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
   // its columns cost more than running the small statements of the ingest path.
   const cache = new Map<string, SqliteStatement>();
 
-  const adapt = (s: StatementSync): SqliteStatement => ({
-    reader: s.columns().length > 0,
-    all: (params) => s.all(...params.map(toParam)),
-    run: (params) => s.run(...params.map(toParam)),
-    iterate: (params) => s.iterate(...params.map(toParam)),
-  });
+  const adapt = (s: StatementSync): SqliteStatement => {
+    const columns = s.columns().map((c) => c.name);
+    const args = (params: readonly unknown[]) => params.map(toParam);
+    if (columns.length > 0) s.setReturnArrays(true);
+    const row = rowOf(columns);
+    return {
+      reader: columns.length > 0,
+      all: (params) => s.all(...args(params)).map((values) => row(values as unknown as unknown[])),
+      run: (params) => s.run(...args(params)),
+      iterate: function* (params) {
+        for (const values of s.iterate(...args(params))) yield row(values as unknown as unknown[]);
+      },
+    };
+  };
 
   const prepare = (text: string): SqliteStatement => {
     // Kysely opens transactions with a plain BEGIN; taking the write lock up front (IMMEDIATE) makes a
