@@ -17,6 +17,10 @@ export interface Store {
   readJson<T>(value: unknown): T;
   /** The text value of a top-level object key, the key taken literally (never as a JSON path). */
   jsonText(column: string, key: string): RawBuilder<unknown>;
+  /** jsonText in SQL text: `key` is SQL text too, usually a placeholder. */
+  jsonTextSql(column: string, key: string): string;
+  /** The placeholder of parameter `i` (from 1) in SQL text: `?i` on SQLite, `$i` on PostgreSQL. */
+  param(i: number): string;
   ping(): Promise<void>;
   /** PostgreSQL's connection pool (clients open, idle, and callers waiting for one); none for SQLite. */
   poolUsage(): { total: number; idle: number; waiting: number } | undefined;
@@ -166,16 +170,22 @@ export async function createStore(config: StoreConfig): Promise<Store> {
 
 function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | null, pg: PgPrepared | null = null, poolUsage: Store['poolUsage'] = () => undefined): Store {
   let closed: Promise<void> | undefined;
+  // SQLite's `->>` reads a text key as a JSON path (`$x` is an error, `a"b` never matches); json_each does not.
+  const jsonTextSql = dialect === 'sqlite'
+    ? (column: string, key: string) => `(select value from json_each(${column}) where key = ${key})`
+    : (column: string, key: string) => `${column} ->> ${key}`;
   return {
     db,
     dialect,
     sqlite,
     pg,
     readJson: <T,>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T,
-    // SQLite's `->>` reads a text key as a JSON path (`$x` is an error, `a"b` never matches); json_each does not.
-    jsonText: dialect === 'sqlite'
-      ? (column, key) => sql`(select value from json_each(${sql.ref(column)}) where key = ${key})`
-      : (column, key) => sql`${sql.ref(column)} ->> ${key}`,
+    jsonText: (column, key) => {
+      const [before, after] = jsonTextSql(column, '\u0000').split('\u0000') as [string, string];
+      return sql`${sql.raw(before)}${key}${sql.raw(after)}`;
+    },
+    jsonTextSql,
+    param: dialect === 'sqlite' ? (i) => `?${i}` : (i) => `$${i}`,
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -1,5 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely';
 import type { Keyset } from '../lib/pagination.ts';
+import type { SqlParams } from './sql-text.ts';
 
 /**
  * Newest-first keyset pagination over (created_at, id), shared by every list. It fetches `limit + 1`
@@ -19,4 +20,14 @@ export function keysetPage<QB extends SelectQueryBuilder<any, any, any>>(q: QB, 
 export async function countRows(q: SelectQueryBuilder<any, any, any>): Promise<number> {
   const row = await q.clearSelect().select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   return Number((row as { n: unknown }).n);
+}
+
+/** keysetPage's ordering, continuation and limit as the tail of SQL text whose WHERE clause comes before it. */
+export function keysetSql(after: Keyset | null, limit: number, p: SqlParams): string {
+  let tail = '';
+  if (after) {
+    const createdAt = p.add(after.createdAt);
+    tail = ` and (created_at < ${createdAt} or (created_at = ${createdAt} and id < ${p.add(after.id)}))`;
+  }
+  return `${tail} order by created_at desc, id desc limit ${p.add(limit + 1)}`;
 }

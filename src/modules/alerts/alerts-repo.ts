@@ -1,7 +1,8 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
-import { countRows, keysetPage } from '../../db/keyset.ts';
+import { keysetSql } from '../../db/keyset.ts';
+import { sqlParams, type SqlParams } from '../../db/sql-text.ts';
 import type { Keyset } from '../../lib/pagination.ts';
 
 export type AlertRow = DB['alerts'];
@@ -40,47 +41,63 @@ const byStatusOnly = (f: AlertFilter): boolean =>
 
 const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** A fingerprint's alerts: the open one and the closed ones, each from the partial index that holds it (migration 0016). */
+const byFingerprintSql = (orgId: string, fingerprint: string) => {
+  const part = (predicate: string) => `select id from alerts where org_id = ${orgId} and fingerprint = ${fingerprint} and ${predicate}`;
+  return `${part(OPEN_FINGERPRINT)} union all ${part(CLOSED_FINGERPRINT)}`;
+};
+
 export function alertsRepo(store: Store) {
-  /** A fingerprint's alerts: the open one and the closed ones, each from the partial index that holds it (migration 0016). */
-  const byFingerprint = (db: Kysely<DB>, orgId: string, fingerprint: string) => {
-    const part = (predicate: string) => db.selectFrom('alerts').select('id')
-      .where('org_id', '=', orgId).where('fingerprint', '=', fingerprint).where(sql<boolean>`${sql.raw(predicate)}`);
-    return part(OPEN_FINGERPRINT).unionAll(part(CLOSED_FINGERPRINT));
-  };
-  const filtered = (db: Kysely<DB>, orgId: string, f: AlertFilter): SelectQueryBuilder<DB, 'alerts', {}> => {
-    let q = db.selectFrom('alerts').where('org_id', '=', orgId);
-    if (f.status?.length) q = q.where('status', 'in', f.status);
-    if (f.severity?.length) q = q.where('severity', 'in', f.severity);
-    if (f.source !== undefined) q = q.where('source', '=', f.source);
-    if (f.fingerprint !== undefined) q = q.where('id', 'in', byFingerprint(db, orgId, f.fingerprint));
-    if (f.integrationId !== undefined) q = q.where('integration_id', '=', f.integrationId);
-    if (f.clientId !== undefined) q = q.where('client_id', '=', f.clientId);
-    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
-    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+  const run = async <R>(db: Kysely<DB>, text: string, p: SqlParams): Promise<R[]> => (await db.executeQuery<R>(CompiledQuery.raw(text, p.values))).rows;
+  /**
+   * The filters as the WHERE clause of SQL text, their values bound to `p`. The list is read on every dashboard
+   * load and refresh: written out rather than built with Kysely, the same filters give the same text, which
+   * SQLite keeps prepared (sqlite-database.ts) and which costs no query building (docs/benchmarks.md, "Reads").
+   */
+  const where = (orgId: string, f: AlertFilter, p: SqlParams): string => {
+    const org = p.add(orgId);
+    const terms = [`org_id = ${org}`];
+    const oneOf = (column: string, values: string[]) => `${column} in (${values.map(p.add).join(', ')})`;
+    if (f.status?.length) terms.push(oneOf('status', f.status));
+    if (f.severity?.length) terms.push(oneOf('severity', f.severity));
+    if (f.source !== undefined) terms.push(`source = ${p.add(f.source)}`);
+    if (f.fingerprint !== undefined) terms.push(`id in (${byFingerprintSql(org, p.add(f.fingerprint))})`);
+    if (f.integrationId !== undefined) terms.push(`integration_id = ${p.add(f.integrationId)}`);
+    if (f.clientId !== undefined) terms.push(`client_id = ${p.add(f.clientId)}`);
+    if (f.since !== undefined) terms.push(`created_at >= ${p.add(f.since)}`);
+    if (f.until !== undefined) terms.push(`created_at < ${p.add(f.until)}`);
     // Literal, so that SQLite uses the partial index of flapping alerts (migration 0032).
-    if (f.flapping !== undefined) q = q.where(sql<boolean>`${sql.raw(f.flapping ? 'flapping = 1' : 'flapping = 0')}`);
-    if (f.q) q = q.where(sql<boolean>`lower(title) like ${`%${escapeLike(f.q.toLowerCase())}%`} escape '\\'`);
-    for (const [k, v] of f.labels ?? []) q = q.where(sql<boolean>`${store.jsonText('labels', k)} = ${v}`);
-    return q;
+    if (f.flapping !== undefined) terms.push(f.flapping ? 'flapping = 1' : 'flapping = 0');
+    if (f.q) terms.push(`lower(title) like ${p.add(`%${escapeLike(f.q.toLowerCase())}%`)} escape '\\'`);
+    for (const [k, v] of f.labels ?? []) terms.push(`${store.jsonTextSql('labels', p.add(k))} = ${p.add(v)}`);
+    return terms.join(' and ');
   };
 
   return {
-    page: (db: Kysely<DB>, orgId: string, f: AlertFilter, limit: number, after: Keyset | null) =>
-      keysetPage(filtered(db, orgId, f).select([...LIST_COLUMNS]), limit, after).execute(),
+    page: (db: Kysely<DB>, orgId: string, f: AlertFilter, limit: number, after: Keyset | null) => {
+      const p = sqlParams(store);
+      return run<AlertListRow>(db, `select ${LIST_COLUMNS.join(', ')} from alerts where ${where(orgId, f, p)}${keysetSql(after, limit, p)}`, p);
+    },
     /** Matching alerts: from the alert writer's counters when only statuses filter, else by counting rows. */
     async count(db: Kysely<DB>, orgId: string, f: AlertFilter): Promise<number> {
-      if (!byStatusOnly(f)) return countRows(filtered(db, orgId, f));
-      let q = db.selectFrom('alert_counts').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('n')).where('org_id', '=', orgId);
-      if (f.status?.length) q = q.where('status', 'in', f.status);
-      return Number((await q.executeTakeFirstOrThrow()).n);
+      const p = sqlParams(store);
+      const text = byStatusOnly(f)
+        ? `select coalesce(sum(n), 0) as n from alert_counts where org_id = ${p.add(orgId)}${f.status?.length ? ` and status in (${f.status.map(p.add).join(', ')})` : ''}`
+        : `select count(*) as n from alerts where ${where(orgId, f, p)}`;
+      return Number((await run<{ n: number | string }>(db, text, p))[0]?.n);
     },
     /** Up to `limit` ids of matching alerts, newest first (the list's order). */
-    ids: async (db: Kysely<DB>, orgId: string, f: AlertFilter, limit: number): Promise<string[]> =>
-      (await filtered(db, orgId, f).select('id').orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map((r) => r.id),
+    ids: async (db: Kysely<DB>, orgId: string, f: AlertFilter, limit: number): Promise<string[]> => {
+      const p = sqlParams(store);
+      return (await run<{ id: string }>(db, `select id from alerts where ${where(orgId, f, p)} order by created_at desc, id desc limit ${p.add(limit)}`, p)).map((r) => r.id);
+    },
     /** A fingerprint's alerts in one integration, newest first: its state history (the open one and the closed ones, each from its index). */
-    history: (db: Kysely<DB>, orgId: string, integrationId: string, fingerprint: string, limit: number) =>
-      db.selectFrom('alerts').select(['id', 'created_at', 'resolved_at']).where('id', 'in', byFingerprint(db, orgId, fingerprint))
-        .where('integration_id', '=', integrationId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute(),
+    history: (db: Kysely<DB>, orgId: string, integrationId: string, fingerprint: string, limit: number) => {
+      const p = sqlParams(store);
+      return run<Pick<AlertRow, 'id' | 'created_at' | 'resolved_at'>>(db, `select id, created_at, resolved_at from alerts
+        where id in (${byFingerprintSql(p.add(orgId), p.add(fingerprint))}) and integration_id = ${p.add(integrationId)}
+        order by created_at desc, id desc limit ${p.add(limit)}`, p);
+    },
     incidentNumber: async (db: Kysely<DB>, orgId: string, incidentId: string): Promise<number | null> =>
       (await db.selectFrom('incidents').select('number').where('org_id', '=', orgId).where('id', '=', incidentId).executeTakeFirst())?.number ?? null,
     get: (db: Kysely<DB>, orgId: string, id: string) =>
