@@ -13,11 +13,11 @@ function toParam(value: unknown): Param {
 
 /**
  * A statement's row builder. node:sqlite returns each row as a null-prototype object built property by property,
- * which V8 keeps in dictionary mode: every read of a column is a hash lookup, and building a page of alerts
- * from 26 such rows cost more than running its query (docs/benchmarks.md, "Reads"). The statement returns
- * arrays instead, and this function, compiled once per statement from its column names, turns one into an
- * object literal of a fixed shape. The names are quoted by JSON.stringify; a column named `__proto__` (which
- * a literal would take as the prototype) keeps a plain null-prototype object.
+ * which V8 keeps in dictionary mode: every read of a column is a hash lookup, and building a page of alerts from 26
+ * such rows cost more than running its query (docs/benchmarks.md#reads-list-cpu-rest-floor-key-use). The statement
+ * returns arrays instead, and this function, compiled once per statement from its column names, turns one into an
+ * object literal of a fixed shape. The names are quoted by JSON.stringify; a column named `__proto__` (which a
+ * literal would take as the prototype) keeps a plain null-prototype object.
  */
 function rowOf(columns: string[]): (values: unknown[]) => Record<string, unknown> {
   if (columns.includes('__proto__')) {

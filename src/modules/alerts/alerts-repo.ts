@@ -52,8 +52,9 @@ export function alertsRepo(store: Store) {
   const run = async <R>(db: Kysely<DB>, text: string, p: SqlParams): Promise<R[]> => (await db.executeQuery<R>(CompiledQuery.raw(text, p.values))).rows;
   /**
    * The filters as the WHERE clause of SQL text, their values bound to `p`. The list is read on every dashboard
-   * load and refresh: written out rather than built with Kysely, the same filters give the same text, which
-   * SQLite keeps prepared (sqlite-database.ts) and which costs no query building (docs/benchmarks.md, "Reads").
+   * load and refresh: written out rather than built with Kysely, the same filters give the same text, which SQLite
+   * keeps prepared (sqlite-database.ts), and no query is built per request
+   * (docs/benchmarks.md#reads-list-cpu-rest-floor-key-use).
    */
   const where = (orgId: string, f: AlertFilter, p: SqlParams): string => {
     const org = p.add(orgId);
