@@ -40,6 +40,8 @@ const CLOSED_FINGERPRINT = `status not in ('firing', 'acknowledged', 'suppressed
 const byStatusOnly = (f: AlertFilter): boolean =>
   Object.entries(f).every(([k, v]) => v === undefined || k === 'status' || (k === 'labels' && (v as unknown[]).length === 0));
 
+const oneOf = (column: string, values: string[], p: SqlParams) => `${column} in (${values.map((v) => p.add(v)).join(', ')})`;
+
 const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** A fingerprint's alerts: the open one and the closed ones, each from the partial index that holds it (migration 0016). */
@@ -59,9 +61,8 @@ export function alertsRepo(store: Store) {
   const where = (orgId: string, f: AlertFilter, p: SqlParams): string => {
     const org = p.add(orgId);
     const terms = [`org_id = ${org}`];
-    const oneOf = (column: string, values: string[]) => `${column} in (${values.map(p.add).join(', ')})`;
-    if (f.status?.length) terms.push(oneOf('status', f.status));
-    if (f.severity?.length) terms.push(oneOf('severity', f.severity));
+    if (f.status?.length) terms.push(oneOf('status', f.status, p));
+    if (f.severity?.length) terms.push(oneOf('severity', f.severity, p));
     if (f.source !== undefined) terms.push(`source = ${p.add(f.source)}`);
     if (f.fingerprint !== undefined) terms.push(`id in (${byFingerprintSql(org, p.add(f.fingerprint))})`);
     if (f.integrationId !== undefined) terms.push(`integration_id = ${p.add(f.integrationId)}`);
@@ -84,7 +85,7 @@ export function alertsRepo(store: Store) {
     async count(db: Kysely<DB>, orgId: string, f: AlertFilter): Promise<number> {
       const p = sqlParams(store);
       const text = byStatusOnly(f)
-        ? `select coalesce(sum(n), 0) as n from alert_counts where org_id = ${p.add(orgId)}${f.status?.length ? ` and status in (${f.status.map(p.add).join(', ')})` : ''}`
+        ? `select coalesce(sum(n), 0) as n from alert_counts where org_id = ${p.add(orgId)}${f.status?.length ? ` and ${oneOf('status', f.status, p)}` : ''}`
         : `select count(*) as n from alerts where ${where(orgId, f, p)}`;
       return Number((await run<{ n: number | string }>(db, text, p))[0]?.n);
     },
