@@ -26,6 +26,8 @@ interface Worker {
   polling: boolean;
   /** A poll was asked for while one ran (a job finished, a nudge): it runs again at once after. */
   again: boolean;
+  /** A poll is due on the next turn (pollSoon). */
+  soon: boolean;
 }
 
 /**
@@ -46,24 +48,27 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
 
   /**
    * Takes up to `max` due jobs, one statement each (atomic even across processes): the highest priority
-   * first, then the oldest, and never a job of a group that already runs `cap` jobs of this queue.
+   * first, then the oldest, and never a job of a group that already runs `cap` jobs of this queue. The queued
+   * and the lease-expired candidates are looked up apart, each the first row of the index in claim order
+   * (jobs_claim_order): as one OR they were every due job sorted, each claim slower as a backlog grew.
    */
   async function claim(db: Kysely<DB>, queue: QueueName, max: number, cap: number | undefined) {
     const now = Date.now();
+    const first = (state: 'queued' | 'active') => db.selectFrom('jobs').select(['id', 'priority', 'run_at']).where('queue', '=', queue)
+      .where('state', '=', state)
+      // An active job is a candidate only once its lease ran out: its worker died mid-job.
+      .where(state === 'queued' ? 'run_at' : 'locked_until', state === 'queued' ? '<=' : '<', now)
+      .$if(cap !== undefined, (q) => q.where((eb) => eb.or([
+        eb('group_id', 'is', null),
+        eb('group_id', 'not in', eb.selectFrom('jobs').select('group_id').where('queue', '=', queue).where('state', '=', 'active')
+          .where('locked_until', '>=', now).where('group_id', 'is not', null).groupBy('group_id').having((h) => h.fn.countAll(), '>=', cap as number)),
+      ])))
+      .orderBy('priority', 'desc').orderBy('run_at').limit(1);
+    const due = db.selectFrom((eb) => eb.selectFrom(first('active').as('expired')).selectAll()
+      .unionAll(eb.selectFrom(first('queued').as('queued')).selectAll()).as('candidates'))
+      .select('id').orderBy('priority', 'desc').orderBy('run_at').limit(1);
     const taken = [];
     for (let i = 0; i < max; i++) {
-      const due = db.selectFrom('jobs').select('id').where('queue', '=', queue)
-        .where((eb) => eb.or([
-          eb.and([eb('state', '=', 'queued'), eb('run_at', '<=', now)]),
-          // A lease that ran out: its worker died mid-job.
-          eb.and([eb('state', '=', 'active'), eb('locked_until', '<', now)]),
-        ]))
-        .$if(cap !== undefined, (q) => q.where((eb) => eb.or([
-          eb('group_id', 'is', null),
-          eb('group_id', 'not in', eb.selectFrom('jobs').select('group_id').where('queue', '=', queue).where('state', '=', 'active')
-            .where('locked_until', '>=', now).where('group_id', 'is not', null).groupBy('group_id').having((h) => h.fn.countAll(), '>=', cap as number)),
-        ])))
-        .orderBy('priority', 'desc').orderBy('run_at').limit(1);
       const row = await db.updateTable('jobs')
         .set((eb) => ({ state: 'active', locked_until: now + timing.leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
         .where('id', '=', due)
@@ -89,6 +94,19 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
       last_error: (errorSummary(err).message ?? String(err)).slice(0, 1000),
       updated_at: now,
     }).where('id', '=', id).execute();
+  }
+
+  /**
+   * A poll on the next turn of the event loop, once however many ask: jobs that finish together (their records
+   * share a commit) free their slots for one claim, one commit, instead of one each.
+   */
+  function pollSoon(queue: QueueName, w: Worker): void {
+    if (w.soon) return;
+    w.soon = true;
+    setImmediate(() => {
+      w.soon = false;
+      void poll(queue);
+    });
   }
 
   async function poll(queue: QueueName): Promise<void> {
@@ -124,7 +142,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
           .catch((err: unknown) => log.error({ error: errorSummary(err), queue, job: row.id }, 'could not settle job'))
           .finally(() => {
             w.running.delete(row.id);
-            void poll(queue);
+            pollSoon(queue, w);
           });
         w.running.set(row.id, run);
       }
@@ -158,7 +176,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       const timer = setInterval(() => void poll(queue), timing.pollMs);
       timer.unref();
-      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false, again: false });
+      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false, again: false, soon: false });
       void poll(queue);
     },
     nudge(queue: QueueName): void {
