@@ -15,6 +15,14 @@ const DEFAULT_SPAN_MS = 7 * DAY_MS;
 
 type Durations = ResponseTimes['overall'];
 
+/** A page delivered: its alert, its incident (null for none), the member it went to (null for a target that is no member), when. */
+export interface PageSent {
+  alert: AlertDims;
+  incidentId: string | null;
+  recipientId: string | null;
+  at: number;
+}
+
 /** An incident as it opened; analytics keys it by its first alert's integration and labels. */
 export interface OpenedIncident {
   id: string;
@@ -87,15 +95,27 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
     },
 
     /**
-     * A page about an alert was delivered: counted for the alert and, when it went to a member, for them (at night or
-     * in working hours on their clock); the first page of an incident keeps its time to page.
+     * Pages about alerts were delivered (the records of one commit): each counted for its alert and, when it went
+     * to a member, for them (at night or in working hours on their clock), in one statement per table for them
+     * all; the first page of an incident keeps its time to page.
      */
-    async pageSent(db: Kysely<DB>, p: { alert: AlertDims; incidentId: string | null; recipientId: string | null; at: number }): Promise<void> {
-      const org = await settings(db, p.alert.orgId);
-      const zone = p.recipientId === null ? null : (await repo.userZone(db, p.alert.orgId, p.recipientId)) ?? org.zone;
-      const person = p.recipientId === null || zone === null ? null : { userId: p.recipientId, zone };
-      await repo.apply(db, rollup([{ kind: 'page_sent', alert: p.alert, at: p.at, person }], () => org));
-      if (p.incidentId !== null) await repo.incidentReached(db, p.alert.orgId, p.incidentId, 'page_ms', p.at);
+    async pagesSent(db: Kysely<DB>, pages: readonly PageSent[]): Promise<void> {
+      const orgs = new Map<string, OrgAnalytics>();
+      const facts: Fact[] = [];
+      for (const p of pages) {
+        let org = orgs.get(p.alert.orgId);
+        if (!org) orgs.set(p.alert.orgId, (org = await settings(db, p.alert.orgId)));
+        const zone = p.recipientId === null ? null : (await repo.userZone(db, p.alert.orgId, p.recipientId)) ?? org.zone;
+        facts.push({ kind: 'page_sent', alert: p.alert, at: p.at, person: p.recipientId === null || zone === null ? null : { userId: p.recipientId, zone } });
+      }
+      if (facts.length > 0) await repo.apply(db, rollup(facts, (id) => orgs.get(id) as OrgAnalytics));
+      // In the order they were sent: an incident's first page here is its earliest.
+      const reached = new Set<string>();
+      for (const p of pages) {
+        if (p.incidentId === null || reached.has(p.incidentId)) continue;
+        reached.add(p.incidentId);
+        await repo.incidentReached(db, p.alert.orgId, p.incidentId, 'page_ms', p.at);
+      }
     },
 
     /** The incident was acknowledged, resolved or paged for the first time: its duration is kept (later ones are not). */

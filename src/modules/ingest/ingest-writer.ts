@@ -5,62 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { mergeEffects, noEffects, stored, type Stored } from '../alerts/alert-effects-fns.ts';
 import type { SqliteAlertWrites } from '../alerts/alert-writer-sqlite.ts';
 import type { OpResult, WriteOp } from '../alerts/alert-writer-types.ts';
-
-/** Runs a unit of ingest work inside a transaction and resolves only after that transaction committed. */
-export interface TransactionalWriter<J, R> {
-  write(job: J): Promise<R>;
-}
-
-export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
-
-interface Pending<J, R> {
-  job: J;
-  resolve: (r: R) => void;
-  reject: (e: unknown) => void;
-}
-
-/**
- * Group commit: requests that arrive while a batch is being written wait for the next one, and each batch is
- * written by one `runBatch` (one transaction, or one statement), so one commit — one fsync, one round trip —
- * answers many requests. `runBatch` settles each job on its own; every caller is answered after the commit.
- */
-export function groupCommitWriter<J, R>(maxBatch: number, runBatch: (jobs: J[]) => Promise<Array<Settled<R>>>): TransactionalWriter<J, R> {
-  let queue: Array<Pending<J, R>> = [];
-  let draining = false;
-
-  async function drain(): Promise<void> {
-    while (queue.length > 0) {
-      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
-      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
-      let outcomes: Array<Settled<R>>;
-      try {
-        outcomes = await runBatch(batch.map((p) => p.job));
-      } catch (error) {
-        for (const p of batch) p.reject(error);
-        continue;
-      }
-      batch.forEach((p, i) => {
-        const o = outcomes[i] as Settled<R>;
-        if (o.ok) p.resolve(o.value);
-        else p.reject(o.error);
-      });
-    }
-    draining = false;
-  }
-
-  return {
-    write(job) {
-      return new Promise<R>((resolve, reject) => {
-        queue.push({ job, resolve, reject });
-        if (!draining) {
-          draining = true;
-          // Let the requests already read from the sockets join this batch.
-          setImmediate(() => void drain());
-        }
-      });
-    },
-  };
-}
+import type { Settled } from '../../db/group-commit.ts';
 
 /** Alerts of one payload stored per turn of the event loop. */
 export const INGEST_CHUNK = 50;

@@ -1,7 +1,8 @@
 import { toIncident } from '../incidents/incidents-fns.ts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { inTransaction, type Store } from '../../db/database.ts';
+import type { Store } from '../../db/database.ts';
+import { commitTogether } from '../../db/group-commit.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { iso } from '../../lib/clock.ts';
@@ -10,7 +11,7 @@ import { newId } from '../../lib/ids.ts';
 import { errorSummary } from '../../lib/logger.ts';
 import type { CursorCodec, Page } from '../../lib/pagination.ts';
 import { paginate } from '../../lib/pagination.ts';
-import type { AnalyticsService } from '../analytics/analytics-service.ts';
+import type { AnalyticsService, PageSent } from '../analytics/analytics-service.ts';
 import type { AlertsService } from '../alerts/alerts-service.ts';
 import { alertUrl, incidentKey, errorLine, idempotencyKey, testNotice, toNotification, type Outcome } from './notifications-fns.ts';
 import { isNotice, PermanentFailure, type Channel, type ChannelDeps, type ChannelTarget, type Message, type OrgSetup } from './channels/channel.ts';
@@ -144,7 +145,7 @@ export interface NotificationsDeps {
    */
   attemptLeaseMs?: number;
   /** Counts delivered pages (analytics-service.ts). */
-  analytics?: Pick<AnalyticsService, 'pageSent'>;
+  analytics?: Pick<AnalyticsService, 'pagesSent'>;
   /** Told of every attempt: its channel, outcome and duration in seconds (the metrics). */
   onAttempt?: (channel: string, outcome: AttemptResult['outcome'], seconds: number) => void;
 }
@@ -167,6 +168,13 @@ export function notificationsService(deps: NotificationsDeps) {
   const channelDeps = deps.channels;
   // Per process: each worker process learns on its own that a host is down (after a few timeouts).
   const hosts = breakers();
+  // Claims and records of the attempts under way share commits (db/group-commit.ts): two commits per page cost more
+  // than its send. The pages a commit records as sent are counted by analytics in it, all at once.
+  const claims = commitTogether<NotificationRow | undefined>(store);
+  const records = commitTogether<{ recorded: boolean; sent: PageSent | null }>(store, async (trx, done) => {
+    const sent = done.flatMap((d) => (d.recorded && d.sent ? [d.sent] : []));
+    if (sent.length > 0 && deps.analytics) await deps.analytics.pagesSent(trx, sent);
+  });
   const breakerPolicy: BreakerPolicy = { ...BREAKER, probeMs: channelDeps.webhookTimeoutMs + 5_000 };
   /** Never shorter than the longest attempt of the channel (plus a margin): a live attempt is not taken over and repeated. */
   const leaseOf = (channel: ChannelType): number =>
@@ -203,7 +211,6 @@ export function notificationsService(deps: NotificationsDeps) {
     };
   }
 
-  /** Records an attempt's outcome and returns the row as it now is. */
   /**
    * Records an attempt's outcome and returns the row as it now is. A page delivered is counted by analytics in the
    * same transaction (`page`: the message sent), once: only the attempt whose outcome is recorded counts it.
@@ -213,24 +220,22 @@ export function notificationsService(deps: NotificationsDeps) {
     const exhausted = r.outcome === 'retry' && (once || attempt >= MAX_ATTEMPTS);
     const status = r.outcome === 'sent' ? 'sent' : r.outcome === 'failed' || exhausted ? 'failed' : 'pending';
     const error = r.error === null ? null : errorLine(exhausted && !once ? `Gave up after ${attempt} attempts: ${r.error}` : r.error);
-    await inTransaction(store.db, async (trx) => {
-      const recorded = await repo.record(trx, row.id, attempt, {
-        status,
-        last_error: r.outcome === 'retry' && error === null ? 'Failed' : error,
-        response_status: r.responseStatus,
-        sent_at: status === 'sent' ? now : null,
-        ...(r.ref !== undefined && { provider_ref: r.ref.slice(0, 200) }),
-      }, now);
-      if (recorded && status === 'sent' && page && !isNotice(page) && deps.analytics) {
-        const a = page.alert;
-        await deps.analytics.pageSent(trx, {
-          alert: { orgId: row.org_id, severity: a.severity, clientId: a.clientId, integrationId: a.integrationId, fingerprint: a.fingerprint, title: a.title, labels: a.labels },
-          incidentId: page.incident?.id ?? row.incident_id, recipientId: row.recipient_id, at: now,
-        });
-      }
-    });
+    const result = {
+      status,
+      last_error: r.outcome === 'retry' && error === null ? 'Failed' : error,
+      response_status: r.responseStatus,
+      sent_at: status === 'sent' ? now : null,
+      ...(r.ref !== undefined && { provider_ref: r.ref.slice(0, 200) }),
+    };
+    const sent: PageSent | null = status === 'sent' && page && !isNotice(page) ? {
+      alert: { orgId: row.org_id, severity: page.alert.severity, clientId: page.alert.clientId, integrationId: page.alert.integrationId, fingerprint: page.alert.fingerprint, title: page.alert.title, labels: page.alert.labels },
+      incidentId: page.incident?.id ?? row.incident_id, recipientId: row.recipient_id, at: now,
+    } : null;
+    const { recorded } = await records(async (trx) => ({ recorded: await repo.record(trx, row.id, attempt, result, now), sent }));
     const level = status === 'sent' ? 'info' : 'warn';
     log[level]({ notificationId: row.id, orgId: row.org_id, alertId: row.alert_id, channel: row.channel, attempt, status, responseStatus: r.responseStatus, error }, 'notification delivery');
+    // Recorded: the row is the claimed one with this outcome (record's own columns), read no more; else another came first.
+    if (recorded) return { ...row, ...result, paced_at: null, updated_at: now };
     return (await repo.get(store.db, row.id)) ?? row;
   }
 
@@ -312,7 +317,8 @@ export function notificationsService(deps: NotificationsDeps) {
       const turn = await repo.takeTurn(store.db, pace.key, pace.everyMs, paceNow, PACE_TOLERANCE_MS);
       if (!turn.ok) throw new DeliveryDeferred(now + (turn.at - paceNow), { exact: true });
     }
-    const claimed = await repo.claim(store.db, row.id, row.attempts, now, now - leaseOf(isChannelType(row.channel) ? row.channel : delivery.channel));
+    const staleBefore = now - leaseOf(isChannelType(row.channel) ? row.channel : delivery.channel);
+    const claimed = await claims((trx) => repo.claim(trx, row.id, row.attempts, now, staleBefore));
     if (!claimed) {
       const current = await repo.get(store.db, row.id);
       if (current && current.status !== 'pending') return toNotification(current);
