@@ -96,7 +96,7 @@ export interface Config {
     /** How long a job belongs to the worker that took it; after that another takes it up (a crashed worker's job). */
     readonly leaseSeconds: number;
     readonly concurrency: number;
-    /** Deliveries (first attempts, and retries in their own lane) one process runs at once. */
+    /** Deliveries (first attempts, and retries in their own lane) one process runs at once, and workflow runs: jobs that wait more than they compute. */
     readonly deliveryConcurrency: number;
   };
 }

@@ -279,7 +279,9 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     const fair = { groupCap: groupCap(config.jobs.concurrency) };
     // Deliveries spend their time waiting on other hosts: sized by DELIVERY_CONCURRENCY, not by cores.
     const sends = { concurrency: config.jobs.deliveryConcurrency, groupCap: groupCap(config.jobs.deliveryConcurrency) };
-    await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data));
+    // A workflow run is some 30 statements, on PostgreSQL as many round trips: it too waits more than it computes,
+    // and four at a time capped a process at about 25 runs a second there (docs/benchmarks.md, "Alert to page").
+    await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data), { concurrency: config.jobs.deliveryConcurrency });
     await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), sends);
     await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), sends);
     await queue.work<EscalationJob>('escalations', (job) => escalations.handleJob(job.data));
