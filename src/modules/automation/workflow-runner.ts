@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
+import { commitTogetherOnSqlite } from '../../db/group-commit.ts';
 import type { DB } from '../../db/schema.ts';
 import { fairShare, nextPriority } from '../../infra/queue/fairness-fns.ts';
 import { backoffMs, type JobQueue } from '../../infra/queue/queue.ts';
@@ -89,6 +90,9 @@ export function workflowRunner(deps: {
 }) {
   const { store, alerts, writer, incidents, notifications, schedules, escalations, queue, clock } = deps;
   const share = fairShare();
+  // The runs under way share a commit on SQLite (each an fsync that stops the event loop): a run is safe to repeat
+  // after a commit that failed, as workflow_runs_once keys it.
+  const runs = commitTogetherOnSqlite<void>(store);
 
   /** Queues a delivery (a first attempt, or a retry in its own lane), scheduled fairly within its organization's share. */
   const sendDelivery = (db: Kysely<DB>, lane: 'deliveries' | 'delivery-retries', job: DeliveryJob, delayMs = 0) =>
@@ -236,7 +240,7 @@ export function workflowRunner(deps: {
 
     /** The `alert-events` job: the incident follows its alert, then the event's workflows run. */
     async handleEvent(event: AlertEvent): Promise<void> {
-      await store.db.transaction().execute(async (trx) => {
+      await runs(async (trx) => {
         let row: AlertRow | undefined = await alerts.get(trx, event.orgId, event.alertId);
         if (!row) return;
         if (event.type === 'alert.flapping' || event.type === 'alert.stable') {
