@@ -279,8 +279,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     const fair = { groupCap: groupCap(config.jobs.concurrency) };
     // Deliveries spend their time waiting on other hosts: sized by DELIVERY_CONCURRENCY, not by cores.
     const sends = { concurrency: config.jobs.deliveryConcurrency, groupCap: groupCap(config.jobs.deliveryConcurrency) };
-    // A workflow run is some 30 statements, on PostgreSQL as many round trips: it too waits more than it computes,
-    // and four at a time capped a process at about 25 runs a second there (docs/benchmarks.md, "Alert to page").
+    // A workflow run is many statements, on PostgreSQL as many round trips: it too waits more than it computes, and
+    // four at a time capped a process at about 25 runs a second there (docs/benchmarks.md, "Alert to page: latency and the knee").
     await queue.work<AlertEvent>('alert-events', (job) => runner.handleEvent(job.data), { concurrency: config.jobs.deliveryConcurrency });
     await queue.work<DeliveryJob>('deliveries', (job) => runner.handleDelivery(job.data), sends);
     await queue.work<DeliveryJob>('delivery-retries', (job) => runner.handleDelivery(job.data), sends);

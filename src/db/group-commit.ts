@@ -105,8 +105,8 @@ export function commitTogether<T>(store: Store, finish?: (trx: Kysely<DB>, value
 
 /**
  * `commitTogether` on SQLite, where every work runs on the one connection, one after another, anyway; on
- * PostgreSQL each work in a transaction of its own, side by side on the pool. For long works (a workflow run is
- * some 30 statements): on PostgreSQL they would wait for each other's round trips in one shared transaction.
+ * PostgreSQL each work in a transaction of its own, side by side on the pool. For long works (a workflow run's many
+ * statements): on PostgreSQL they would wait for each other's round trips in one shared transaction.
  */
 export function commitTogetherOnSqlite<T>(store: Store): (work: GroupedWork<T>) => Promise<T> {
   return store.dialect === 'sqlite' ? commitTogether<T>(store) : (work) => store.db.transaction().execute(work);
