@@ -28,7 +28,18 @@ interface Worker {
   again: boolean;
   /** A poll is due on the next turn (pollSoon). */
   soon: boolean;
+  /** When the last poll left due jobs it could not take (their groups ran their cap); 0 when it did not. */
+  cappedAt: number;
+  /** A nudge's poll, held back to CAPPED_NUDGE_MS after `cappedAt`. */
+  held: NodeJS.Timeout | null;
 }
+
+/**
+ * How long after a poll that left due jobs it could not take (their groups ran their cap) a nudge waits to poll
+ * again: such a poll walks every due job of those groups to find nothing, and a nudge comes after every workflow
+ * run. A job that finishes frees its group's slot and still polls at once; so do the timer's polls.
+ */
+const CAPPED_NUDGE_MS = 50;
 
 /**
  * SQLite's queue: rows of the `jobs` table in the same file as the data, so a job is queued in the very
@@ -109,6 +120,9 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     });
   }
 
+  const dueLeft = async (queue: QueueName): Promise<boolean> => (await store.db.selectFrom('jobs').select('id').where('queue', '=', queue)
+    .where('state', '=', 'queued').where('run_at', '<=', Date.now()).limit(1).executeTakeFirst()) !== undefined;
+
   async function poll(queue: QueueName): Promise<void> {
     const w = workers.get(queue);
     if (!w || stopping) return;
@@ -132,6 +146,8 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
         done.push(...finished);
         throw err;
       });
+      // Fewer taken than slots free, with due jobs left: those are of groups at their cap.
+      w.cappedAt = rows.length < free && w.groupCap !== undefined && (await dueLeft(queue)) ? Date.now() : 0;
       for (const row of rows) {
         const envelope = store.readJson<{ payload: unknown }>(row.data);
         // Each job starts on a turn of its own: a job's SQLite work is synchronous, and jobs chained in
@@ -176,15 +192,24 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       const timer = setInterval(() => void poll(queue), timing.pollMs);
       timer.unref();
-      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false, again: false, soon: false });
+      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false, again: false, soon: false, cappedAt: 0, held: null });
       void poll(queue);
     },
     nudge(queue: QueueName): void {
-      void poll(queue);
+      const w = workers.get(queue);
+      const wait = w && w.cappedAt > 0 ? w.cappedAt + CAPPED_NUDGE_MS - Date.now() : 0;
+      if (!w || wait <= 0) return void poll(queue);
+      w.held ??= setTimeout(() => {
+        w.held = null;
+        void poll(queue);
+      }, wait);
     },
     async stop(timeoutMs: number): Promise<void> {
       stopping = true;
-      for (const w of workers.values()) clearInterval(w.timer);
+      for (const w of workers.values()) {
+        clearInterval(w.timer);
+        if (w.held) clearTimeout(w.held);
+      }
       const running = () => [...workers.values()].flatMap((w) => [...w.running.values()]);
       await Promise.race([Promise.allSettled(running()), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
       if (done.length > 0) await store.db.deleteFrom('jobs').where('id', 'in', done.splice(0)).execute();
