@@ -107,6 +107,12 @@ eachStore('channels in the dashboard', { together: true }, (kind) => {
     const reply = await twilio.text(NUMBER, /Reply (\d+) /.exec(page.body)![1]!, { to: page.from });
     assert.match(reply.reply, /^Acknowledged #\d+ Checkout latency high/);
 
+    // Twilio's status callback is a request of its own, which a busy server may finish after the reply: the alert's
+    // page shows the delivery log as it is when it loads, so it is opened once the provider's report is stored.
+    await eventually('Twilio\'s "delivered" stored with the page', async () => {
+      const log = await api('GET', `/alerts/${alertId}/notifications`) as Array<{ channel: string; providerStatus: string | null }>;
+      return log.some((n) => n.channel === 'sms' && n.providerStatus === 'delivered') ? true : undefined;
+    });
     await app.page.goto(`${app.base}/alerts/${alertId}`);
     await app.page.getByTestId('answer').filter({ hasText: `Acknowledged by SMS reply from ${NUMBER}` }).waitFor();
     await app.page.getByText('sent · delivered').waitFor();
