@@ -101,11 +101,18 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
      */
     async pagesSent(db: Kysely<DB>, pages: readonly PageSent[]): Promise<void> {
       const orgs = new Map<string, OrgAnalytics>();
+      // A commit often records several pages to one person: their zone is read once.
+      const zones = new Map<string, string>();
       const facts: Fact[] = [];
       for (const p of pages) {
         let org = orgs.get(p.alert.orgId);
         if (!org) orgs.set(p.alert.orgId, (org = await settings(db, p.alert.orgId)));
-        const zone = p.recipientId === null ? null : (await repo.userZone(db, p.alert.orgId, p.recipientId)) ?? org.zone;
+        let zone: string | null = null;
+        if (p.recipientId !== null) {
+          const member = `${p.alert.orgId}\u0000${p.recipientId}`;
+          zone = zones.get(member) ?? null;
+          if (zone === null) zones.set(member, (zone = (await repo.userZone(db, p.alert.orgId, p.recipientId)) ?? org.zone));
+        }
         facts.push({ kind: 'page_sent', alert: p.alert, at: p.at, person: p.recipientId === null || zone === null ? null : { userId: p.recipientId, zone } });
       }
       if (facts.length > 0) await repo.apply(db, rollup(facts, (id) => orgs.get(id) as OrgAnalytics));
