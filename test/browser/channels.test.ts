@@ -109,9 +109,9 @@ eachStore('channels in the dashboard', { together: true }, (kind) => {
 
     // Twilio's status callback is a request of its own, which a busy server may finish after the reply: the alert's
     // page shows the delivery log as it is when it loads, so it is opened once the provider's report is stored.
-    await eventually('Twilio\'s "delivered" stored with the page', async () => {
-      const log = await api('GET', `/alerts/${alertId}/notifications`) as Array<{ channel: string; providerStatus: string | null }>;
-      return log.some((n) => n.channel === 'sms' && n.providerStatus === 'delivered') ? true : undefined;
+    await eventually('the page recorded sent, and Twilio\'s "delivered" stored with it', async () => {
+      const log = await api('GET', `/alerts/${alertId}/notifications`) as Array<{ channel: string; status: string; providerStatus: string | null }>;
+      return log.some((n) => n.channel === 'sms' && n.status === 'sent' && n.providerStatus === 'delivered') ? true : undefined;
     });
     await app.page.goto(`${app.base}/alerts/${alertId}`);
     await app.page.getByTestId('answer').filter({ hasText: `Acknowledged by SMS reply from ${NUMBER}` }).waitFor();
