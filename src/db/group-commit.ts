@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Store } from './database.ts';
+import { retried } from './retry.ts';
 import type { DB } from './schema.ts';
 
 /** Runs a unit of work inside a transaction and resolves only after that transaction committed. */
@@ -75,7 +76,8 @@ const MAX_GROUPED = 64;
  * written once: a batch of pages counted in one statement). Each caller is answered only after the commit. When
  * any work fails, or the commit does (a lost connection), the whole transaction is rolled back and each runs
  * again in a transaction of its own, so one failure fails only its own caller: rare enough that savepoints
- * around each (three statements more per work) would cost more than they save. Work given here must be safe
+ * around each (three statements more per work) would cost more than they save; alone, a work that lost a
+ * deadlock runs again (db/retry.ts). Work given here must be safe
  * to run again after a commit whose outcome was not known: conditional writes, as a delivery's claim and
  * record are.
  */
@@ -96,7 +98,8 @@ export function commitTogether<T>(store: Store, finish?: (trx: Kysely<DB>, value
     }
     const out: Array<Settled<T>> = [];
     for (const work of batch) {
-      out.push(await run([work]).then(([value]) => ({ ok: true as const, value: value as T }), (error: unknown) => ({ ok: false as const, error })));
+      // Alone, a deadlock victim runs again: a page's record lost to one would send the page again later.
+      out.push(await retried(() => run([work])).then(([value]) => ({ ok: true as const, value: value as T }), (error: unknown) => ({ ok: false as const, error })));
     }
     return out;
   });

@@ -85,7 +85,8 @@ export async function startHarness(kind: StoreKind, env: Record<string, string> 
     // The app may reach the store through something the test controls (a proxy it can cut).
     store: opts.via ? opts.via(store.config) : store.config,
   };
-  const log = pino({ level: 'silent' });
+  // docs/testing.md: TEST_LOG shows the server's log when a run needs explaining.
+  const log = pino({ level: process.env.TEST_LOG ?? 'silent' });
   const c = await createContainer(config, { log, clock });
   const app = await buildApp(c, log);
   await app.ready();

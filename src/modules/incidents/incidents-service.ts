@@ -118,12 +118,14 @@ export function incidentsService(deps: {
       snoozed_until: null,
     });
     await record(db, incident, 'status_changed', actor, { from: incident.status, to, ...data }, at);
-    if (to !== 'triggered') await deps.analytics?.incidentReached(db, incident.org_id, incident.id, to === 'acknowledged' ? 'ack' : 'resolve', at);
     await deps.statusChanged?.(db, updated as IncidentRow);
     if (to === 'acknowledged') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, ['firing'], 'acknowledged', actor, at);
     if (to === 'resolved') await deps.alerts.transitionOfIncident(db, incident.org_id, incident.id, OPEN_STATUSES, 'resolved', actor, at);
     if (to !== 'triggered') await deps.escalation?.incidentAnswered(db, updated as IncidentRow, to, actor, at);
     else await deps.escalation?.incidentRetriggered(db, updated as IncidentRow, actor, at, typeof data.reason === 'string' ? data.reason : 'retriggered');
+    // After the escalation has cancelled the pages still pending: a page's record locks its row and then this
+    // incident's analytics row, so an answer taking them the other way round would deadlock with it (docs/architecture.md, "Lock order").
+    if (to !== 'triggered') await deps.analytics?.incidentReached(db, incident.org_id, incident.id, to === 'acknowledged' ? 'ack' : 'resolve', at);
     return updated as IncidentRow;
   }
 

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
+import { retried, retriedTransaction } from '../../db/retry.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Actor } from '../../lib/actor.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -65,13 +66,13 @@ export function answersService(deps: {
       return hit ? page(hit.notification_id) : null;
     },
 
-    /** One answer, in one transaction: logged once (else `duplicate`), then the incident moved through its service. */
+    /** One answer, in one transaction (run again if it loses a deadlock): logged once (else `duplicate`), then the incident moved through its service. */
     async answer(a: { page: PageRef; action: AnswerAction; userId: string | null; eventKey: string; via: string }): Promise<AnswerOutcome> {
       const { page } = a;
       if (page.incidentId === null) return { state: 'gone' };
       const incidentId = page.incidentId;
       const at = clock.now();
-      return store.db.transaction().execute(async (trx): Promise<AnswerOutcome> => {
+      return retriedTransaction(store.db, async (trx): Promise<AnswerOutcome> => {
         const id = orderedId('ans', at);
         const fresh = await repo.insertOnce(trx, {
           id, org_id: page.orgId, notification_id: page.id, incident_id: incidentId, channel: page.channel, event_key: a.eventKey,
@@ -98,7 +99,7 @@ export function answersService(deps: {
     },
 
     providerStatus: (page: PageRef, status: string, failure: string | null) =>
-      deps.notifications.providerStatus(store.db, page.orgId, page.id, status.slice(0, 40), failure, clock.now()).then(() => undefined),
+      retried(() => deps.notifications.providerStatus(store.db, page.orgId, page.id, status.slice(0, 40), failure, clock.now())).then(() => undefined),
   };
 }
 export type AnswersService = ReturnType<typeof answersService>;
