@@ -31,6 +31,7 @@ import m0030 from './0030_channel_settings.ts';
 import m0031 from './0031_key_use_per_minute.ts';
 import m0032 from './0032_flapping.ts';
 import m0033 from './0033_jobs_claim_order.ts';
+import m0034 from './0034_jobs_claim_groups.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -67,6 +68,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0031_key_use_per_minute', m0031],
   ['0032_flapping', m0032],
   ['0033_jobs_claim_order', m0033],
+  ['0034_jobs_claim_groups', m0034],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {
