@@ -32,12 +32,18 @@ interface Worker {
   cappedAt: number;
   /** A nudge's poll, held back to CAPPED_NUDGE_MS after `cappedAt`. */
   held: NodeJS.Timeout | null;
+  /** Jobs finished since the last poll: each gave its group a slot back. */
+  finished: number;
 }
 
 /**
  * How long after a poll that left due jobs it could not take (their groups ran their cap) a nudge waits to poll
  * again: such a poll walks every due job of those groups to find nothing, and a nudge comes after every workflow
- * run. A job that finishes frees its group's slot and still polls at once; so do the timer's polls.
+ * run. A job that finishes frees its group's slot and still polls at once; within the hold, that poll (or the
+ * timer's) takes only as many jobs as slots came back meanwhile: each such claim finds its group's next job first,
+ * where one more would walk the capped groups' backlog to find nothing, once per job finished. The first poll after
+ * the hold claims as usual, so a job of another group (queued, or due after a delay) waits at most
+ * CAPPED_NUDGE_MS longer.
  */
 const CAPPED_NUDGE_MS = 50;
 
@@ -134,7 +140,9 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     w.polling = true;
     w.again = false;
     try {
-      const free = w.concurrency - w.running.size;
+      const capped = w.cappedAt > 0 && Date.now() - w.cappedAt < CAPPED_NUDGE_MS;
+      const free = Math.min(w.concurrency - w.running.size, capped ? w.finished : Infinity);
+      w.finished = 0;
       if (free <= 0) return;
       const finished = done;
       done = [];
@@ -146,8 +154,8 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
         done.push(...finished);
         throw err;
       });
-      // Fewer taken than slots free, with due jobs left: those are of groups at their cap.
-      w.cappedAt = rows.length < free && w.groupCap !== undefined && (await dueLeft(queue)) ? Date.now() : 0;
+      // Fewer taken than slots free, with due jobs left: those are of groups at their cap (still so while held).
+      if (!capped) w.cappedAt = rows.length < free && w.groupCap !== undefined && (await dueLeft(queue)) ? Date.now() : 0;
       for (const row of rows) {
         const envelope = store.readJson<{ payload: unknown }>(row.data);
         // Each job starts on a turn of its own: a job's SQLite work is synchronous, and jobs chained in
@@ -158,6 +166,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
           .catch((err: unknown) => log.error({ error: errorSummary(err), queue, job: row.id }, 'could not settle job'))
           .finally(() => {
             w.running.delete(row.id);
+            w.finished += 1;
             pollSoon(queue, w);
           });
         w.running.set(row.id, run);
@@ -192,7 +201,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       const timer = setInterval(() => void poll(queue), timing.pollMs);
       timer.unref();
-      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false, again: false, soon: false, cappedAt: 0, held: null });
+      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false, again: false, soon: false, cappedAt: 0, held: null, finished: 0 });
       void poll(queue);
     },
     nudge(queue: QueueName): void {
