@@ -158,6 +158,13 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
       return toDetail(row);
     },
 
+    /** The alert as a list shows it, without the detail's payload, incident number and history: what a page says. */
+    async brief(orgId: string, id: string): Promise<Alert> {
+      const row = await repo.get(store.db, orgId, id);
+      if (!row) throw notFound('Alert');
+      return toAlert(row);
+    },
+
     act: async (orgId: string, actor: Actor, id: string, action: Action): Promise<AlertDetail> => toDetail(await act(orgId, actor, id, action)),
 
     /**

@@ -189,8 +189,7 @@ export function notificationsService(deps: NotificationsDeps) {
     }
     let alert;
     try {
-      const { payload: _payload, incidentNumber: _number, history: _history, ...rest } = await alerts.get(row.org_id, row.alert_id);
-      alert = rest;
+      alert = await alerts.brief(row.org_id, row.alert_id);
     } catch (err) {
       if (err instanceof AppError && err.code === 'NOT_FOUND') throw new PermanentFailure('The alert no longer exists');
       throw err;
