@@ -5,6 +5,7 @@ import type { AuditService } from '../audit/audit-service.ts';
 import type { IncidentsService } from '../incidents/incidents-service.ts';
 import { linkHash, signLink, verifyLink, type LinkClaims } from './escalations-fns.ts';
 import type { EscalationsRepo } from './escalations-repo.ts';
+import { retriedTransaction } from '../../db/retry.ts';
 
 /** What opening or confirming a page's link comes to, for the page that says so. */
 export type LinkView =
@@ -45,7 +46,8 @@ export function pageLinksService(deps: { store: Store; repo: EscalationsRepo; in
       const { claims } = checked;
       // The member the page went to acts; a page to a shared channel has no member (id null).
       const actor: Actor = { type: 'user', id: claims.recipientId };
-      return store.db.transaction().execute(async (trx): Promise<LinkView> => {
+      // Run again after a deadlock (docs/architecture.md, "Lock order"): the person opened the link once.
+      return retriedTransaction(store.db, async (trx): Promise<LinkView> => {
         const before = await incidents.row(trx, claims.orgId, claims.incidentId);
         if (!before) return { state: 'gone' };
         if (!(await repo.useLink(trx, { token_hash: linkHash(token), org_id: claims.orgId, incident_id: claims.incidentId, recipient_id: claims.recipientId, action: claims.action, used_at: at }))) return { state: 'used' };
