@@ -67,7 +67,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
    * Takes up to `max` due jobs, one statement each (atomic even across processes): the highest priority
    * first, then the oldest, and never a job of a group that already runs `cap` jobs of this queue. The queued
    * and the lease-expired candidates are looked up apart, each the first row of the index in claim order
-   * (jobs_claim_order): as one OR they were every due job sorted, each claim slower as a backlog grew.
+   * (jobs_claim_groups): as one OR they were every due job sorted, each claim slower as a backlog grew.
    */
   async function claim(db: Kysely<DB>, queue: QueueName, max: number, cap: number | undefined) {
     const now = Date.now();
