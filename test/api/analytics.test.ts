@@ -155,6 +155,23 @@ eachStore('analytics API', { together: true }, (kind) => {
     assert.deepEqual((await noisy('occurrences', `&clientId=${clientB}&limit=1`)).map((x: any) => x.fingerprint), ['fp-3']);
   });
 
+  it('one fingerprint in two integrations: two noisy alerts, each with its own counts', async () => {
+    // Far from the other tests' range: these facts count in no other figure.
+    const second = (await h.integration(org, { name: 'second' })).id;
+    const same = (integrationId: string) => dims(org, { fingerprint: 'fp-same', integrationId, title: `Same in ${integrationId === integ ? 'test' : 'second'}` });
+    await h.c.store.db.transaction().execute((trx) => h.c.analytics.record(trx, [
+      { kind: 'alert_created', alert: same(integ), at: t('2025-06-10T08:00:00Z') },
+      { kind: 'alert_repeated', alert: same(integ), at: t('2025-06-10T08:05:00Z'), times: 4 },
+      { kind: 'alert_created', alert: same(second), at: t('2025-06-10T09:00:00Z') },
+      { kind: 'page_sent', alert: same(second), at: t('2025-06-10T09:01:00Z'), person: null },
+      { kind: 'page_sent', alert: same(second), at: t('2025-06-10T09:02:00Z'), person: null },
+    ]));
+    const noisy = async (by: string) => ((await h.ok('GET', `/api/v1/analytics/noisy-alerts?from=2025-06-09T00:00:00.000Z&to=2025-06-12T00:00:00.000Z&by=${by}`)).data.alerts as any[])
+      .map((x) => [x.integrationName, x.fingerprint, x.counts.occurrences, x.counts.pages]);
+    assert.deepEqual(await noisy('occurrences'), [['test', 'fp-same', 5, 0], ['second', 'fp-same', 1, 2]]);
+    assert.deepEqual(await noisy('pages'), [['second', 'fp-same', 1, 2]], 'ranked by pages: only the integration whose alert paged, with its own occurrences');
+  });
+
   it('never counts another organization\'s data, nor shows its clients', async () => {
     const theirs = (await h.ok('GET', `/api/v1/analytics/volume?${range}&groupBy=client`, { key: other.key })).data;
     // Their facts named our clients' ids; their figures are their own, and our names stay ours.
