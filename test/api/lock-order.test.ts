@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { commitTogether } from '../../src/db/group-commit.ts';
+import type { DB } from '../../src/db/schema.ts';
 import { notificationsRepo } from '../../src/modules/notifications/notifications-repo.ts';
 import { eventually } from '../support/eventually.ts';
 import { startHarness, type Harness } from '../support/harness.ts';
@@ -13,6 +14,10 @@ import { startHarness, type Harness } from '../support/harness.ts';
  * (docs/architecture.md, "Lock order"), else PostgreSQL kills one of them as a deadlock: a CI run lost a call's
  * "sent" that way, and the page would have been sent again.
  */
+/** Some transaction of this test's database waits for a row lock: for `eventually`, true or undefined. */
+const lockWaited = async (db: Kysely<DB>): Promise<true | undefined> =>
+  (await sql`select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db)).rows.length > 0 || undefined;
+
 describe('lock order (postgres): a page recorded while its incident is acknowledged', () => {
   let h: Harness;
   before(async () => {
@@ -39,8 +44,7 @@ describe('lock order (postgres): a page recorded while its incident is acknowled
       // The answer, in a transaction of its own, as an SMS reply runs it; it waits for the page's row to cancel it.
       answered = db.transaction().execute((a) => h.c.incidents.respond(a, h.org.id, incidentId, 'acknowledged', { type: 'user', id: h.org.ownerId }, at));
       answered.catch(() => undefined); // awaited below, after this transaction
-      await eventually('the answer waiting for the page\'s row', async () =>
-        (await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(trx)).rows.length > 0 || undefined);
+      await eventually('the answer waiting for the page\'s row', () => lockWaited(trx));
       // Then the page counted: the incident's analytics row, which the answer must not hold yet.
       const a = await h.c.alerts.get(h.org.id, alertId);
       const alert = { orgId: h.org.id, severity: a.severity, clientId: a.clientId, integrationId: a.integrationId, fingerprint: a.fingerprint, title: a.title, labels: a.labels };
@@ -59,7 +63,6 @@ describe('lock order (postgres): a page recorded while its incident is acknowled
     await sql`create table lock_probe (id int primary key, v int not null)`.execute(db);
     await sql`insert into lock_probe values (1, 0), (2, 0)`.execute(db);
     const bump = (trx: typeof db, id: number) => sql`update lock_probe set v = v + 1 where id = ${id}`.execute(trx);
-    const waiting = async () => (await sql`select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db)).rows.length > 0 || undefined;
     let runs = 0;
     let other: Promise<unknown> | undefined;
     const write = commitTogether<string>(h.c.store);
@@ -74,7 +77,7 @@ describe('lock order (postgres): a page recorded while its incident is acknowled
         other = db.transaction().execute(async (o) => {
           await bump(o, 2);
           holding();
-          await eventually('the work waiting for row 2', waiting);
+          await eventually('the work waiting for row 2', () => lockWaited(db));
           await bump(o, 1);
         });
         await held;

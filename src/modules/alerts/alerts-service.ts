@@ -121,6 +121,12 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
   }
 
   /** The alert a sender names by its own key (an open alert's fingerprint) or by id, if that sender's integration sent it. */
+  async function found(orgId: string, id: string): Promise<AlertRow> {
+    const row = await repo.get(store.db, orgId, id);
+    if (!row) throw notFound('Alert');
+    return row;
+  }
+
   async function ofSender(orgId: string, integrationId: string, target: SenderTarget): Promise<AlertRow | undefined> {
     const row = 'fingerprint' in target
       ? await repo.openByFingerprint(store.db, orgId, target.fingerprint)
@@ -152,18 +158,10 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
         (after) => repo.page(store.db, orgId, filter, limit, after), () => repo.count(store.db, orgId, filter), toAlert);
     },
 
-    async get(orgId: string, id: string): Promise<AlertDetail> {
-      const row = await repo.get(store.db, orgId, id);
-      if (!row) throw notFound('Alert');
-      return toDetail(row);
-    },
+    get: async (orgId: string, id: string): Promise<AlertDetail> => toDetail(await found(orgId, id)),
 
     /** The alert as a list shows it, without the detail's payload, incident number and history: what a page says. */
-    async brief(orgId: string, id: string): Promise<Alert> {
-      const row = await repo.get(store.db, orgId, id);
-      if (!row) throw notFound('Alert');
-      return toAlert(row);
-    },
+    brief: async (orgId: string, id: string): Promise<Alert> => toAlert(await found(orgId, id)),
 
     act: async (orgId: string, actor: Actor, id: string, action: Action): Promise<AlertDetail> => toDetail(await act(orgId, actor, id, action)),
 

@@ -107,13 +107,14 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
       for (const p of pages) {
         let org = orgs.get(p.alert.orgId);
         if (!org) orgs.set(p.alert.orgId, (org = await settings(db, p.alert.orgId)));
-        let zone: string | null = null;
+        let person = null;
         if (p.recipientId !== null) {
           const member = `${p.alert.orgId}\u0000${p.recipientId}`;
-          zone = zones.get(member) ?? null;
-          if (zone === null) zones.set(member, (zone = (await repo.userZone(db, p.alert.orgId, p.recipientId)) ?? org.zone));
+          let zone = zones.get(member);
+          if (zone === undefined) zones.set(member, (zone = (await repo.userZone(db, p.alert.orgId, p.recipientId)) ?? org.zone));
+          person = { userId: p.recipientId, zone };
         }
-        facts.push({ kind: 'page_sent', alert: p.alert, at: p.at, person: p.recipientId === null || zone === null ? null : { userId: p.recipientId, zone } });
+        facts.push({ kind: 'page_sent', alert: p.alert, at: p.at, person });
       }
       if (facts.length > 0) await repo.apply(db, rollup(facts, (id) => orgs.get(id) as OrgAnalytics));
       // In the order they were sent: an incident's first page here is its earliest.
