@@ -32,6 +32,7 @@ import m0031 from './0031_key_use_per_minute.ts';
 import m0032 from './0032_flapping.ts';
 import m0033 from './0033_jobs_claim_order.ts';
 import m0034 from './0034_jobs_claim_groups.ts';
+import m0035 from './0035_jobs_due_groups.ts';
 import type { MigrationFactory } from './types.ts';
 
 /**
@@ -69,6 +70,7 @@ const MIGRATIONS: ReadonlyArray<readonly [string, MigrationFactory]> = [
   ['0032_flapping', m0032],
   ['0033_jobs_claim_order', m0033],
   ['0034_jobs_claim_groups', m0034],
+  ['0035_jobs_due_groups', m0035],
 ];
 
 function migrations(dialect: Dialect): Record<string, Migration> {

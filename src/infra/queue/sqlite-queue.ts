@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
@@ -47,6 +47,48 @@ interface Worker {
  */
 const CAPPED_NUDGE_MS = 50;
 
+type JobRow = Selectable<DB['jobs']>;
+
+/** The groups of a queue that run `cap` jobs or more now (live leases only), in SQLite's order (the ranges below need it). */
+const CAPPED_SQL = `select group_id from jobs where queue = ? and state = 'active' and locked_until >= ? and group_id is not null
+  group by group_id having count(*) >= ? order by group_id`;
+
+const notCapped = (capped: number): string => (capped === 0 ? '' : ` and (group_id is null or group_id not in (${Array(capped).fill('?').join(', ')}))`);
+
+/**
+ * The claim with `capped` groups left out: the queued and the lease-expired candidates are looked up apart, each the
+ * first row of the index in claim order (jobs_claim_groups; as one OR they were every due job sorted), and the better
+ * one is taken. An active job is a candidate only once its lease ran out: its worker died mid-job. Its parameters: the
+ * lease's end, now, then queue, now and the capped groups for each candidate.
+ */
+const claimSql = (capped: number): string => `update jobs set state = 'active', locked_until = ?, attempts = attempts + 1, updated_at = ?
+  where id = (select id from (
+    select * from (select id, priority, run_at from jobs where queue = ? and state = 'active' and locked_until < ?${notCapped(capped)}
+      order by priority desc, run_at limit 1)
+    union all
+    select * from (select id, priority, run_at from jobs where queue = ? and state = 'queued' and run_at <= ?${notCapped(capped)}
+      order by priority desc, run_at limit 1)
+  ) order by priority desc, run_at limit 1)
+  returning *`;
+
+/**
+ * Whether a job outside the capped groups (in SQLite's order, at least one) is due: a lease-expired one, or a queued
+ * one of no group or of a group in a gap between the capped ones, each gap one range of jobs_due_groups.
+ */
+function otherDue(queue: string, capped: string[], now: number): { text: string; params: unknown[] } {
+  const parts = [`select 1 from (select 1 from jobs where queue = ? and state = 'active' and locked_until < ?${notCapped(capped.length)} limit 1)`];
+  const params: unknown[] = [queue, now, ...capped];
+  const range = (where: string, ...bounds: string[]) => {
+    parts.push(`select 1 from (select 1 from jobs where queue = ? and state = 'queued' and ${where} and run_at <= ? limit 1)`);
+    params.push(queue, ...bounds, now);
+  };
+  range('group_id is null');
+  range('group_id < ?', capped[0] as string);
+  for (let i = 1; i < capped.length; i++) range('group_id > ? and group_id < ?', capped[i - 1] as string, capped[i] as string);
+  range('group_id > ?', capped[capped.length - 1] as string);
+  return { text: `${parts.join(' union all ')} limit 1`, params };
+}
+
 /**
  * SQLite's queue: rows of the `jobs` table in the same file as the data, so a job is queued in the very
  * transaction that needs it. Taking a job is one UPDATE … RETURNING, atomic even when two processes share
@@ -65,31 +107,20 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
 
   /**
    * Takes up to `max` due jobs, one statement each (atomic even across processes): the highest priority
-   * first, then the oldest, and never a job of a group that already runs `cap` jobs of this queue. The queued
-   * and the lease-expired candidates are looked up apart, each the first row of the index in claim order
-   * (jobs_claim_groups): as one OR they were every due job sorted, each claim slower as a backlog grew.
+   * first, then the oldest, and never a job of a group that already runs `cap` jobs of this queue. Written as SQL
+   * text (claimSql), not built with Kysely: a claim runs for every job, and building it cost more than running it.
    */
   async function claim(db: Kysely<DB>, queue: QueueName, max: number, cap: number | undefined) {
+    const run = async <R>(text: string, params: unknown[]): Promise<R[]> => (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows;
     const now = Date.now();
-    const first = (state: 'queued' | 'active') => db.selectFrom('jobs').select(['id', 'priority', 'run_at']).where('queue', '=', queue)
-      .where('state', '=', state)
-      // An active job is a candidate only once its lease ran out: its worker died mid-job.
-      .where(state === 'queued' ? 'run_at' : 'locked_until', state === 'queued' ? '<=' : '<', now)
-      .$if(cap !== undefined, (q) => q.where((eb) => eb.or([
-        eb('group_id', 'is', null),
-        eb('group_id', 'not in', eb.selectFrom('jobs').select('group_id').where('queue', '=', queue).where('state', '=', 'active')
-          .where('locked_until', '>=', now).where('group_id', 'is not', null).groupBy('group_id').having((h) => h.fn.countAll(), '>=', cap as number)),
-      ])))
-      .orderBy('priority', 'desc').orderBy('run_at').limit(1);
-    const due = db.selectFrom((eb) => eb.selectFrom(first('active').as('expired')).selectAll()
-      .unionAll(eb.selectFrom(first('queued').as('queued')).selectAll()).as('candidates'))
-      .select('id').orderBy('priority', 'desc').orderBy('run_at').limit(1);
-    const taken = [];
+    const taken: JobRow[] = [];
     for (let i = 0; i < max; i++) {
-      const row = await db.updateTable('jobs')
-        .set((eb) => ({ state: 'active', locked_until: now + timing.leaseMs, attempts: eb('attempts', '+', 1), updated_at: now }))
-        .where('id', '=', due)
-        .returningAll().executeTakeFirst();
+      const capped = cap === undefined ? [] : (await run<{ group_id: string }>(CAPPED_SQL, [queue, now, cap])).map((r) => r.group_id);
+      // With groups at their cap, ask first whether another group has a due job (an index range per gap between
+      // them): the claim's walk in claim order would read the capped groups' whole backlog to find none.
+      const other = capped.length > 0 ? otherDue(queue, capped, now) : null;
+      if (other && (await run(other.text, other.params)).length === 0) break;
+      const [row] = await run<JobRow>(claimSql(capped.length), [now + timing.leaseMs, now, queue, now, ...capped, queue, now, ...capped]);
       if (!row) break;
       taken.push(row);
     }
