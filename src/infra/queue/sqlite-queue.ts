@@ -71,6 +71,10 @@ const claimSql = (capped: number): string => `update jobs set state = 'active', 
   ) order by priority desc, run_at limit 1)
   returning *`;
 
+/** A new job, queued (SQL text as the claim's: three jobs are queued per alert paged by email and webhook). */
+const SEND_SQL = `insert into jobs (id, queue, data, state, attempts, max_attempts, run_at, priority, group_id, locked_until, last_error, created_at, updated_at)
+  values (?, ?, ?, 'queued', 0, ?, ?, ?, ?, null, null, ?, ?)`;
+
 /**
  * Whether a job outside the capped groups (in SQLite's order, at least one) is due: a lease-expired one, or a queued
  * one of no group or of a group in a gap between the capped ones, each gap one range of jobs_due_groups.
@@ -213,21 +217,9 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
   return {
     async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy, opts: SendOptions = {}): Promise<void> {
       const now = Date.now();
-      await db.insertInto('jobs').values({
-        id: newId('job'),
-        queue,
-        data: JSON.stringify({ payload: data, retry }),
-        state: 'queued',
-        attempts: 0,
-        max_attempts: retry.limit + 1,
-        run_at: now + Math.max(0, opts.delayMs ?? 0),
-        priority: opts.priority ?? 0,
-        group_id: opts.group ?? null,
-        locked_until: null,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
-      }).execute();
+      const runAt = now + Math.max(0, opts.delayMs ?? 0);
+      await db.executeQuery(CompiledQuery.raw(SEND_SQL, [newId('job'), queue, JSON.stringify({ payload: data, retry }), retry.limit + 1, runAt,
+        opts.priority ?? 0, opts.group ?? null, now, now]));
     },
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       const timer = setInterval(() => void poll(queue), timing.pollMs);
