@@ -55,7 +55,7 @@ const skewed = (r: () => number, n: number) => Math.floor(n * r() ** 3);
 
 export async function seed(store: Store, orgId: string, now: number): Promise<void> {
   const r = random(42);
-  const repo = analyticsRepo();
+  const repo = analyticsRepo(store);
   const settings = () => ({ zone: ZONE, labels: ['service'] });
   const clients = Array.from({ length: CLIENTS }, (_, i) => ({ id: `cli_bench_${i}`, org_id: orgId, name: `Client ${i}`, slug: `client-${i}`, contact_email: null, notes: null, created_at: now, updated_at: now }));
   await store.db.insertInto('clients').values(clients).execute();

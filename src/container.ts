@@ -163,7 +163,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const incidentRows = incidentsRepo({ live: liveEvents });
   const alertRows = alertsRepo(store);
   // Every change of an alert, with its counters, outbox event and live event; wakes the relay (made below) after commit.
-  const analyticsRows = analyticsRepo();
+  const analyticsRows = analyticsRepo(store);
   const analytics = analyticsService({ store, repo: analyticsRows, clock });
   const alertWrites = alertWriter({ store, live: liveEvents, wakeRelay: () => relay.nudge(), analytics });
   // Acknowledging, resolving or reassigning an incident stops or restarts its escalation (made further down).

@@ -1,27 +1,42 @@
 import type { SQLInputValue } from 'node:sqlite';
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { AnalyticsCounts, DB } from '../../db/schema.ts';
 import { OPEN_FINGERPRINT } from '../alerts/alerts-repo.ts';
 import { COLUMNS, MEASURES, sortedRows, type CountRow, type Deltas, type Measure } from './analytics-fns.ts';
 
-/** Rows per multi-row statement: well under SQLite's 32,766 bound variables. */
+/** Rows per multi-row statement on PostgreSQL: well within its 65,535 bound parameters. */
 const CHUNK = 200;
 
-const chunks = <T,>(rows: T[]): T[][] => {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
-  return out;
-};
+const MEASURE_COLUMNS: readonly string[] = MEASURES.map((m) => COLUMNS[m]);
+const measuresOf = (r: Partial<Record<Measure, number>>): number[] => MEASURES.map((m) => r[m] ?? 0);
 
-const countColumns = (r: Partial<Record<Measure, number>>): AnalyticsCounts =>
-  Object.fromEntries(MEASURES.map((m) => [COLUMNS[m], r[m] ?? 0])) as unknown as AnalyticsCounts;
+/** An upsert of one table: its key columns, the other columns, the ones that add up and the ones the newest value replaces. */
+interface Upsert {
+  table: string;
+  keys: readonly string[];
+  values: readonly string[];
+  add: readonly string[];
+  replace?: readonly string[];
+}
 
-/** `table.col = table.col + excluded.col` for every measure: concurrent writers add, never overwrite. */
-const addUp = (table: string) => Object.fromEntries(MEASURES.map((m) => {
-  const c = COLUMNS[m];
-  return [c, sql<number>`${sql.ref(`${table}.${c}`)} + ${sql.ref(`excluded.${c}`)}`];
-}));
+/**
+ * `insert … on conflict (keys) do update` of `rows` rows, as SQL text: the same text for the same table and row count,
+ * which SQLite keeps prepared (built by Kysely, these upserts cost several times their run, once per page recorded).
+ * Counts are added (`t.c = t.c + excluded.c`): concurrent writers add, never overwrite.
+ */
+function upsertSql(u: Upsert, rows: number, param: (i: number) => string): string {
+  const columns = [...u.keys, ...u.values];
+  const tuples = Array.from({ length: rows }, (_, r) => `(${columns.map((_c, i) => param(r * columns.length + i + 1)).join(', ')})`);
+  const sets = [...u.add.map((c) => `${c} = ${u.table}.${c} + excluded.${c}`), ...(u.replace ?? []).map((c) => `${c} = excluded.${c}`)];
+  return `insert into ${u.table} (${columns.join(', ')}) values ${tuples.join(', ')} on conflict (${u.keys.join(', ')}) do update set ${sets.join(', ')}`;
+}
+
+const COUNTS = (table: 'analytics_hourly' | 'analytics_daily', time: 'hour' | 'day'): Upsert =>
+  ({ table, keys: ['org_id', 'dim', time, 'key'], values: MEASURE_COLUMNS, add: MEASURE_COLUMNS });
+const NOISY = (table: 'analytics_noisy_daily' | 'analytics_noisy_monthly', time: 'day' | 'month'): Upsert =>
+  ({ table, keys: ['org_id', time, 'integration_id', 'fingerprint', 'client_id'], values: ['title', ...MEASURE_COLUMNS], add: MEASURE_COLUMNS, replace: ['title'] });
+const PAGES: Upsert = { table: 'analytics_pages', keys: ['org_id', 'day', 'user_id', 'client_id'], values: ['working', 'off_hours'], add: ['working', 'off_hours'] };
 
 export type CountTable = 'analytics_hourly' | 'analytics_daily';
 export type IncidentFactRow = DB['analytics_incidents'];
@@ -29,37 +44,27 @@ export type Duration = 'ack_ms' | 'resolve_ms' | 'page_ms';
 /** An incident's opening, durations (null: not reached) and value of the dimension asked for. */
 export type IncidentTimes = [openedAt: number, ack: number | null, resolve: number | null, page: number | null, key: string];
 
-export function analyticsRepo() {
+export function analyticsRepo(store: Pick<Store, 'dialect' | 'param'>) {
   return {
-    /** Adds what a batch of changes counted, in the caller's transaction; rows go in key order (no deadlock between writers). */
+    /**
+     * Adds what a batch of changes counted, in the caller's transaction; rows go in key order (no deadlock between
+     * writers). SQLite runs one prepared statement a row (no round trips to save); PostgreSQL one statement a chunk.
+     */
     async apply(db: Kysely<DB>, d: Deltas): Promise<void> {
-      for (const [table, map, time] of [['analytics_hourly', d.hourly, 'hour'], ['analytics_daily', d.daily, 'day']] as const) {
-        for (const part of chunks(sortedRows(map))) {
-          await db.insertInto(table)
-            .values(part.map((r) => ({ org_id: r.orgId, dim: r.dim, [time]: r.time, key: r.key, ...countColumns(r) }) as never))
-            .onConflict((oc) => oc.columns(['org_id', 'dim', time, 'key'] as never).doUpdateSet(addUp(table) as never))
-            .execute();
+      const write = async (u: Upsert, rows: unknown[][]) => {
+        for (let i = 0; i < rows.length;) {
+          const n = store.dialect === 'sqlite' ? 1 : Math.min(CHUNK, rows.length - i);
+          await db.executeQuery(CompiledQuery.raw(upsertSql(u, n, store.param), rows.slice(i, i + n).flat()));
+          i += n;
         }
+      };
+      for (const [u, map] of [[COUNTS('analytics_hourly', 'hour'), d.hourly], [COUNTS('analytics_daily', 'day'), d.daily]] as const) {
+        await write(u, sortedRows(map).map((r) => [r.orgId, r.dim, r.time, r.key, ...measuresOf(r)]));
       }
-      for (const [table, map, time] of [['analytics_noisy_daily', d.noisy, 'day'], ['analytics_noisy_monthly', d.noisyMonthly, 'month']] as const) {
-        for (const part of chunks(sortedRows(map))) {
-          await db.insertInto(table)
-            .values(part.map((r) => ({ org_id: r.orgId, [time]: r.day, integration_id: r.integrationId, fingerprint: r.fingerprint, client_id: r.clientId, title: r.title, ...countColumns(r) }) as never))
-            .onConflict((oc) => oc.columns(['org_id', time, 'integration_id', 'fingerprint', 'client_id'] as never).doUpdateSet({
-              ...addUp(table), title: sql.ref('excluded.title'),
-            } as never))
-            .execute();
-        }
+      for (const [u, map] of [[NOISY('analytics_noisy_daily', 'day'), d.noisy], [NOISY('analytics_noisy_monthly', 'month'), d.noisyMonthly]] as const) {
+        await write(u, sortedRows(map).map((r) => [r.orgId, r.day, r.integrationId, r.fingerprint, r.clientId, r.title, ...measuresOf(r)]));
       }
-      for (const part of chunks(sortedRows(d.pages))) {
-        await db.insertInto('analytics_pages')
-          .values(part.map((r) => ({ org_id: r.orgId, day: r.day, user_id: r.userId, client_id: r.clientId, working: r.working, off_hours: r.offHours })))
-          .onConflict((oc) => oc.columns(['org_id', 'day', 'user_id', 'client_id']).doUpdateSet({
-            working: sql<number>`analytics_pages.working + excluded.working`,
-            off_hours: sql<number>`analytics_pages.off_hours + excluded.off_hours`,
-          }))
-          .execute();
-      }
+      await write(PAGES, sortedRows(d.pages).map((r) => [r.orgId, r.day, r.userId, r.clientId, r.working, r.offHours]));
     },
 
     /** An incident's row, once (a retried workflow run does not count it twice). */
