@@ -32,10 +32,14 @@ function upsertSql(u: Upsert, rows: number, param: (i: number) => string): strin
   return `insert into ${u.table} (${columns.join(', ')}) values ${tuples.join(', ')} on conflict (${u.keys.join(', ')}) do update set ${sets.join(', ')}`;
 }
 
-const COUNTS = (table: 'analytics_hourly' | 'analytics_daily', time: 'hour' | 'day'): Upsert =>
+const counts = (table: 'analytics_hourly' | 'analytics_daily', time: 'hour' | 'day'): Upsert =>
   ({ table, keys: ['org_id', 'dim', time, 'key'], values: MEASURE_COLUMNS, add: MEASURE_COLUMNS });
-const NOISY = (table: 'analytics_noisy_daily' | 'analytics_noisy_monthly', time: 'day' | 'month'): Upsert =>
+const noisy = (table: 'analytics_noisy_daily' | 'analytics_noisy_monthly', time: 'day' | 'month'): Upsert =>
   ({ table, keys: ['org_id', time, 'integration_id', 'fingerprint', 'client_id'], values: ['title', ...MEASURE_COLUMNS], add: MEASURE_COLUMNS, replace: ['title'] });
+const HOURLY = counts('analytics_hourly', 'hour');
+const DAILY = counts('analytics_daily', 'day');
+const NOISY_DAILY = noisy('analytics_noisy_daily', 'day');
+const NOISY_MONTHLY = noisy('analytics_noisy_monthly', 'month');
 const PAGES: Upsert = { table: 'analytics_pages', keys: ['org_id', 'day', 'user_id', 'client_id'], values: ['working', 'off_hours'], add: ['working', 'off_hours'] };
 
 export type CountTable = 'analytics_hourly' | 'analytics_daily';
@@ -45,6 +49,12 @@ export type Duration = 'ack_ms' | 'resolve_ms' | 'page_ms';
 export type IncidentTimes = [openedAt: number, ack: number | null, resolve: number | null, page: number | null, key: string];
 
 export function analyticsRepo(store: Pick<Store, 'dialect' | 'param'>) {
+  // The text of each upsert and row count, made once: one string, whose hash the statement cache has seen.
+  const texts = new Map<Upsert, Map<number, string>>();
+  const textOf = (u: Upsert, rows: number): string => {
+    const byRows = texts.get(u) ?? texts.set(u, new Map()).get(u) as Map<number, string>;
+    return byRows.get(rows) ?? byRows.set(rows, upsertSql(u, rows, store.param)).get(rows) as string;
+  };
   return {
     /**
      * Adds what a batch of changes counted, in the caller's transaction; rows go in key order (no deadlock between
@@ -54,14 +64,14 @@ export function analyticsRepo(store: Pick<Store, 'dialect' | 'param'>) {
       const write = async (u: Upsert, rows: unknown[][]) => {
         for (let i = 0; i < rows.length;) {
           const n = store.dialect === 'sqlite' ? 1 : Math.min(CHUNK, rows.length - i);
-          await db.executeQuery(CompiledQuery.raw(upsertSql(u, n, store.param), rows.slice(i, i + n).flat()));
+          await db.executeQuery(CompiledQuery.raw(textOf(u, n), rows.slice(i, i + n).flat()));
           i += n;
         }
       };
-      for (const [u, map] of [[COUNTS('analytics_hourly', 'hour'), d.hourly], [COUNTS('analytics_daily', 'day'), d.daily]] as const) {
+      for (const [u, map] of [[HOURLY, d.hourly], [DAILY, d.daily]] as const) {
         await write(u, sortedRows(map).map((r) => [r.orgId, r.dim, r.time, r.key, ...measuresOf(r)]));
       }
-      for (const [u, map] of [[NOISY('analytics_noisy_daily', 'day'), d.noisy], [NOISY('analytics_noisy_monthly', 'month'), d.noisyMonthly]] as const) {
+      for (const [u, map] of [[NOISY_DAILY, d.noisy], [NOISY_MONTHLY, d.noisyMonthly]] as const) {
         await write(u, sortedRows(map).map((r) => [r.orgId, r.day, r.integrationId, r.fingerprint, r.clientId, r.title, ...measuresOf(r)]));
       }
       await write(PAGES, sortedRows(d.pages).map((r) => [r.orgId, r.day, r.userId, r.clientId, r.working, r.offHours]));
