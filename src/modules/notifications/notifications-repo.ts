@@ -22,28 +22,29 @@ export function notificationsRepo() {
   const ofAlert = (db: Kysely<DB>, orgId: string, alertId: string) =>
     db.selectFrom('notifications').where('org_id', '=', orgId).where('alert_id', '=', alertId);
   return {
+    // The statements every page runs (insert, get, claim, record) are SQL templates: Kysely's builder cost more
+    // than running them (docs/benchmarks.md, "Alert to page").
     /** Inserts the row unless its idempotency key exists already (the unique index decides, atomically). */
     insertIfAbsent: async (db: Kysely<DB>, row: NotificationRow): Promise<boolean> => {
-      const r = await db.insertInto('notifications').values(row)
-        .onConflict((oc) => oc.column('idempotency_key').doNothing())
-        .returning('id').executeTakeFirst();
-      return r !== undefined;
+      const columns = Object.keys(row) as Array<keyof NotificationRow>;
+      const r = await sql<{ id: string }>`insert into notifications (${sql.join(columns.map((c) => sql.ref(c)))}) values (${sql.join(columns.map((c) => row[c]))})
+        on conflict (idempotency_key) do nothing returning id`.execute(db);
+      return r.rows.length > 0;
     },
     byKey: (db: Kysely<DB>, key: string) =>
       db.selectFrom('notifications').select('id').where('idempotency_key', '=', key).executeTakeFirst(),
-    get: (db: Kysely<DB>, id: string) => db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst(),
+    get: async (db: Kysely<DB>, id: string): Promise<NotificationRow | undefined> =>
+      (await sql<NotificationRow>`select * from notifications where id = ${id}`.execute(db)).rows[0],
 
     /**
      * Takes the next attempt of a pending notification: one conditional UPDATE, so of two workers running
      * the same job only one gets it. An attempt that recorded nothing for `staleBefore`'s span is presumed
      * dead (its worker crashed) and may be taken over; a live one may not.
      */
-    claim: (db: Kysely<DB>, id: string, attempts: number, now: number, staleBefore: number) =>
-      db.updateTable('notifications')
-        .set({ attempts: attempts + 1, updated_at: now, last_error: null, response_status: null })
-        .where('id', '=', id).where('status', '=', 'pending').where('attempts', '=', attempts)
-        .where((eb) => eb.or([eb('attempts', '=', 0), eb('last_error', 'is not', null), eb('updated_at', '<', staleBefore)]))
-        .returningAll().executeTakeFirst(),
+    claim: async (db: Kysely<DB>, id: string, attempts: number, now: number, staleBefore: number): Promise<NotificationRow | undefined> =>
+      (await sql<NotificationRow>`update notifications set attempts = ${attempts + 1}, updated_at = ${now}, last_error = null, response_status = null
+        where id = ${id} and status = 'pending' and attempts = ${attempts} and (attempts = 0 or last_error is not null or updated_at < ${staleBefore})
+        returning *`.execute(db)).rows[0],
 
     /**
      * Records the outcome of attempt number `attempt`; a later attempt's row is left alone. A page cancelled
@@ -52,10 +53,10 @@ export function notificationsRepo() {
     /** Whether it recorded (false: a later attempt, or another outcome, came first). */
     record: async (db: Kysely<DB>, id: string, attempt: number, result: AttemptResult, now: number): Promise<boolean> => {
       // The attempt's send slot is spent: a retry waits for a new one.
-      const r = await db.updateTable('notifications').set({ ...result, paced_at: null, updated_at: now })
-        .where('id', '=', id).where('attempts', '=', attempt)
-        .where('status', 'in', result.status === 'sent' ? ['pending', 'cancelled'] : ['pending']).executeTakeFirst();
-      return Number(r.numUpdatedRows) > 0;
+      const r = await sql`update notifications set status = ${result.status}, last_error = ${result.last_error}, response_status = ${result.response_status},
+        sent_at = ${result.sent_at}, paced_at = null, updated_at = ${now}${result.provider_ref === undefined ? sql`` : sql`, provider_ref = ${result.provider_ref}`}
+        where id = ${id} and attempts = ${attempt} and status in (${result.status === 'sent' ? sql`'pending', 'cancelled'` : sql`'pending'`})`.execute(db);
+      return Number(r.numAffectedRows ?? 0) > 0;
     },
 
     /**
