@@ -50,7 +50,7 @@ const CAPPED_NUDGE_MS = 50;
 /**
  * How long the poll after a job finishes waits for others to finish: their slots are then claimed in one transaction,
  * one commit (an fsync that stops the event loop), not one each. At 300 alerts a second paged by email and webhook,
- * 5 ms took ~10 % more pages a second than the next turn of the loop (docs/benchmarks.md, "Alert to page").
+ * 5 ms took ~10 % more pages a second than the next turn of the loop (docs/benchmarks.md, "Alert to page: latency and the knee").
  */
 const POLL_COALESCE_MS = 5;
 

@@ -23,7 +23,7 @@ export function notificationsRepo() {
     db.selectFrom('notifications').where('org_id', '=', orgId).where('alert_id', '=', alertId);
   return {
     // The statements every page runs (insert, get, claim, record) are SQL templates: Kysely's builder cost more
-    // than running them (docs/benchmarks.md, "Alert to page").
+    // than running them (docs/benchmarks.md, "Alert to page: latency and the knee").
     /** Inserts the row unless its idempotency key exists already (the unique index decides, atomically). */
     insertIfAbsent: async (db: Kysely<DB>, row: NotificationRow): Promise<boolean> => {
       const columns = Object.keys(row) as Array<keyof NotificationRow>;
