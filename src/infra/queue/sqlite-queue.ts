@@ -168,8 +168,8 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     }, POLL_COALESCE_MS);
   }
 
-  const dueLeft = async (queue: QueueName): Promise<boolean> => (await store.db.selectFrom('jobs').select('id').where('queue', '=', queue)
-    .where('state', '=', 'queued').where('run_at', '<=', Date.now()).limit(1).executeTakeFirst()) !== undefined;
+  const dueLeft = async (queue: QueueName): Promise<boolean> =>
+    (await store.db.executeQuery(CompiledQuery.raw(`select 1 from jobs where queue = ? and state = 'queued' and run_at <= ? limit 1`, [queue, Date.now()]))).rows.length > 0;
 
   async function poll(queue: QueueName): Promise<void> {
     const w = workers.get(queue);

@@ -119,10 +119,11 @@ export function notificationsRepo() {
 
     alertExists: async (db: Kysely<DB>, orgId: string, alertId: string): Promise<boolean> =>
       (await db.selectFrom('alerts').select('id').where('org_id', '=', orgId).where('id', '=', alertId).executeTakeFirst()) !== undefined,
-    incident: (db: Kysely<DB>, orgId: string, id: string) =>
-      db.selectFrom('incidents').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
-    workflow: (db: Kysely<DB>, orgId: string, id: string) =>
-      db.selectFrom('workflows').select(['id', 'name', 'trigger']).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    // A page's message reads its incident and workflow as they are now (SQL templates, as the page's statements above).
+    incident: async (db: Kysely<DB>, orgId: string, id: string): Promise<IncidentRow | undefined> =>
+      (await sql<IncidentRow>`select * from incidents where org_id = ${orgId} and id = ${id}`.execute(db)).rows[0],
+    workflow: async (db: Kysely<DB>, orgId: string, id: string): Promise<Pick<DB['workflows'], 'id' | 'name' | 'trigger'> | undefined> =>
+      (await sql<Pick<DB['workflows'], 'id' | 'name' | 'trigger'>>`select id, name, trigger from workflows where org_id = ${orgId} and id = ${id}`.execute(db)).rows[0],
   };
 }
 export type NotificationsRepo = ReturnType<typeof notificationsRepo>;
