@@ -1,4 +1,6 @@
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Store } from './database.ts';
+import type { DB } from './schema.ts';
 
 /** The values of a statement written out as SQL text: `add` binds one and returns its placeholder in the text. */
 export interface SqlParams {
@@ -15,4 +17,13 @@ export function sqlParams(store: Pick<Store, 'param'>): SqlParams {
       return store.param(values.length);
     },
   };
+}
+
+/**
+ * Runs SQL text as written (placeholders as `store.param` makes them), inside `db`'s transaction when it is one: for
+ * the statements of hot paths, where building them with Kysely cost more than running them. The same text each time
+ * is also what SQLite keeps prepared (sqlite-database.ts).
+ */
+export async function runSql<R = Record<string, unknown>>(db: Kysely<DB>, text: string, params: readonly unknown[]): Promise<R[]> {
+  return (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
 }

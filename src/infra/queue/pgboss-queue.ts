@@ -1,6 +1,7 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.ts';
+import { runSql } from '../../db/sql-text.ts';
 import { errorSummary } from '../../lib/logger.ts';
 import { QUEUES, type JobHandler, type JobQueue, type QueueName, type RetryPolicy, type SendOptions, type WorkOptions } from './queue.ts';
 import type { QueueTiming } from './sqlite-queue.ts';
@@ -31,7 +32,7 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
   return {
     async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy, opts: SendOptions = {}): Promise<void> {
       const inTransaction = {
-        executeSql: async (text: string, values?: unknown[]) => ({ rows: (await db.executeQuery(CompiledQuery.raw(text, values ?? []))).rows as unknown[] }),
+        executeSql: async (text: string, values?: unknown[]) => ({ rows: await runSql<unknown>(db, text, values ?? []) }),
       };
       await boss.send(queue, { payload: data }, {
         db: inTransaction, retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: true,

@@ -1,4 +1,5 @@
-import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { runSql } from '../../db/sql-text.ts';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
@@ -122,16 +123,15 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
    * text (claimSql), not built with Kysely: a claim runs for every job, and building it cost more than running it.
    */
   async function claim(db: Kysely<DB>, queue: QueueName, max: number, cap: number | undefined) {
-    const run = async <R>(text: string, params: unknown[]): Promise<R[]> => (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows;
     const now = Date.now();
     const taken: JobRow[] = [];
     for (let i = 0; i < max; i++) {
-      const capped = cap === undefined ? [] : (await run<{ group_id: string }>(CAPPED_SQL, [queue, now, cap])).map((r) => r.group_id);
+      const capped = cap === undefined ? [] : (await runSql<{ group_id: string }>(db, CAPPED_SQL, [queue, now, cap])).map((r) => r.group_id);
       // With groups at their cap, ask first whether another group has a due job (an index range per gap between
       // them): the claim's walk in claim order would read the capped groups' whole backlog to find none.
       const other = capped.length > 0 ? otherDue(queue, capped, now) : null;
-      if (other && (await run(other.text, other.params)).length === 0) break;
-      const [row] = await run<JobRow>(claimSql(capped.length), [now + timing.leaseMs, now, queue, now, ...capped, queue, now, ...capped]);
+      if (other && (await runSql(db, other.text, other.params)).length === 0) break;
+      const [row] = await runSql<JobRow>(db, claimSql(capped.length), [now + timing.leaseMs, now, queue, now, ...capped, queue, now, ...capped]);
       if (!row) break;
       taken.push(row);
     }
@@ -169,7 +169,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
   }
 
   const dueLeft = async (queue: QueueName): Promise<boolean> =>
-    (await store.db.executeQuery(CompiledQuery.raw(`select 1 from jobs where queue = ? and state = 'queued' and run_at <= ? limit 1`, [queue, Date.now()]))).rows.length > 0;
+    (await runSql(store.db, `select 1 from jobs where queue = ? and state = 'queued' and run_at <= ? limit 1`, [queue, Date.now()])).length > 0;
 
   async function poll(queue: QueueName): Promise<void> {
     const w = workers.get(queue);
@@ -225,8 +225,8 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy, opts: SendOptions = {}): Promise<void> {
       const now = Date.now();
       const runAt = now + Math.max(0, opts.delayMs ?? 0);
-      await db.executeQuery(CompiledQuery.raw(SEND_SQL, [newId('job'), queue, JSON.stringify({ payload: data, retry }), retry.limit + 1, runAt,
-        opts.priority ?? 0, opts.group ?? null, now, now]));
+      await runSql(db, SEND_SQL, [newId('job'), queue, JSON.stringify({ payload: data, retry }), retry.limit + 1, runAt,
+        opts.priority ?? 0, opts.group ?? null, now, now]);
     },
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       const timer = setInterval(() => void poll(queue), timing.pollMs);

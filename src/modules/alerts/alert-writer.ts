@@ -1,5 +1,6 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterCommit, inTransaction, type PgRun, type Store } from '../../db/database.ts';
+import { runSql } from '../../db/sql-text.ts';
 import type { DB } from '../../db/schema.ts';
 import type { Actor } from '../../lib/actor.ts';
 import { pgRecord } from '../analytics/analytics-sql.ts';
@@ -78,8 +79,6 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
   const flapText = flapSql(store.dialect, p);
   const manyText = upsertSql('firing', `select * from unnest(${ALERT_COLUMNS.map((c, i) => `$${i + 1}::${PG_TYPES[c]}[]`).join(', ')})`);
 
-  const raw = async <R>(db: Kysely<DB>, text: string, params: readonly unknown[]): Promise<R[]> =>
-    (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
   const stateOf = (r: Omit<Pick<AlertRow, (typeof STATE)[number]>, 'labels'> & { labels: unknown }): AlertState => ({
     id: r.id, org_id: r.org_id, status: r.status, occurrences: Number(r.occurrences), incident_id: r.incident_id,
     severity: r.severity, title: r.title, created_at: Number(r.created_at), updated_at: Number(r.updated_at),
@@ -93,7 +92,7 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
   }
   const workflowsOf = (db: Kysely<DB>, b: Batch, orgId: string): Promise<boolean> => {
     let yes = b.workflows.get(orgId);
-    if (!yes) b.workflows.set(orgId, (yes = raw(db, hasWorkflowText, [orgId]).then((r) => r.length > 0)));
+    if (!yes) b.workflows.set(orgId, (yes = runSql(db, hasWorkflowText, [orgId]).then((r) => r.length > 0)));
     return yes;
   };
   const effect = async (db: Kysely<DB>, b: Batch, before: AlertState | null, after: AlertState) =>
@@ -102,7 +101,7 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
   /** Stores a batch's effects in its transaction and wakes the relay and the live stream once it commits. */
   async function flush(db: Kysely<DB>, fx: Effects): Promise<void> {
     // First: a fingerprint that starts flapping adds an outbox event and a count to what is stored next.
-    if (fx.flaps.length > 0) await applyFlaps(flapText, fx, (_name, text, params) => raw(db, text, params));
+    if (fx.flaps.length > 0) await applyFlaps(flapText, fx, (_name, text, params) => runSql(db, text, params));
     const counts = countRows(fx.counts);
     if (counts.length > 0) {
       const shard = pg ? Math.floor(Math.random() * PG_SHARDS) : 0;
@@ -151,14 +150,14 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
   /** One ingest op through `db` (SQLite on Kysely's connection, or PostgreSQL). */
   async function ingestOp(db: Kysely<DB>, b: Batch, op: WriteOp): Promise<OpResult> {
     if (op.kind === 'resolve') {
-      const [before] = (await raw<AlertState>(db, openText, [op.orgId, op.fingerprint])).map(stateOf);
+      const [before] = (await runSql<AlertState>(db, openText, [op.orgId, op.fingerprint])).map(stateOf);
       if (!before) return null;
-      await raw(db, resolveText, [op.at, op.by.type, op.by.id, before.id]);
+      await runSql(db, resolveText, [op.at, op.by.type, op.by.id, before.id]);
       await effect(db, b, before, { ...before, status: 'resolved', updated_at: op.at });
       return before.id;
     }
     if (op.sent === 'firing') {
-      const [after] = await raw<WrittenAlert>(db, upsertText.get('firing') as string, rowParams(op.row));
+      const [after] = await runSql<WrittenAlert>(db, upsertText.get('firing') as string, rowParams(op.row));
       const w = after as WrittenAlert;
       const inserted = Number(w.occurrences) === op.row.occurrences;
       await effect(db, b, inserted ? null : { ...stateOf(w), occurrences: Number(w.occurrences) - op.row.occurrences }, stateOf(w));
@@ -166,16 +165,16 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
     }
     // A status that can move the open alert: its status before is read (and locked) first. With none open, the
     // row is inserted unless another writer inserted one meanwhile, which is then read (waiting for its commit).
-    let [before] = (await raw<AlertState>(db, openText, [op.row.org_id, op.row.fingerprint])).map(stateOf);
+    let [before] = (await runSql<AlertState>(db, openText, [op.row.org_id, op.row.fingerprint])).map(stateOf);
     if (!before) {
-      const [fresh] = await raw<WrittenAlert>(db, insertNewText, rowParams(op.row));
+      const [fresh] = await runSql<WrittenAlert>(db, insertNewText, rowParams(op.row));
       if (fresh) {
         await effect(db, b, null, stateOf(fresh));
         return fresh;
       }
-      [before] = (await raw<AlertState>(db, openText, [op.row.org_id, op.row.fingerprint])).map(stateOf);
+      [before] = (await runSql<AlertState>(db, openText, [op.row.org_id, op.row.fingerprint])).map(stateOf);
     }
-    const [after] = await raw<WrittenAlert>(db, upsertText.get(op.sent) as string, rowParams(op.row));
+    const [after] = await runSql<WrittenAlert>(db, upsertText.get(op.sent) as string, rowParams(op.row));
     await effect(db, b, before ?? null, stateOf(after as WrittenAlert));
     return after as WrittenAlert;
   }

@@ -1,8 +1,8 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { keysetSql } from '../../db/keyset.ts';
-import { sqlParams, type SqlParams } from '../../db/sql-text.ts';
+import { runSql, sqlParams, type SqlParams } from '../../db/sql-text.ts';
 import type { Keyset } from '../../lib/pagination.ts';
 
 export type AlertRow = DB['alerts'];
@@ -51,7 +51,7 @@ const byFingerprintSql = (orgId: string, fingerprint: string) => {
 };
 
 export function alertsRepo(store: Store) {
-  const run = async <R>(db: Kysely<DB>, text: string, p: SqlParams): Promise<R[]> => (await db.executeQuery<R>(CompiledQuery.raw(text, p.values))).rows;
+  const run = <R>(db: Kysely<DB>, text: string, p: SqlParams): Promise<R[]> => runSql<R>(db, text, p.values);
   /**
    * The filters as the WHERE clause of SQL text, their values bound to `p`. The list is read on every dashboard
    * load and refresh: written out rather than built with Kysely, the same filters give the same text, which SQLite

@@ -1,5 +1,6 @@
 import type { SQLInputValue } from 'node:sqlite';
-import { CompiledQuery, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { runSql } from '../../db/sql-text.ts';
 import type { Store } from '../../db/database.ts';
 import type { AnalyticsCounts, DB } from '../../db/schema.ts';
 import { OPEN_FINGERPRINT } from '../alerts/alerts-repo.ts';
@@ -64,7 +65,7 @@ export function analyticsRepo(store: Pick<Store, 'dialect' | 'param'>) {
       const write = async (u: Upsert, rows: unknown[][]) => {
         for (let i = 0; i < rows.length;) {
           const n = store.dialect === 'sqlite' ? 1 : Math.min(CHUNK, rows.length - i);
-          await db.executeQuery(CompiledQuery.raw(textOf(u, n), rows.slice(i, i + n).flat()));
+          await runSql(db, textOf(u, n), rows.slice(i, i + n).flat());
           i += n;
         }
       };

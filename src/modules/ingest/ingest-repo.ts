@@ -1,7 +1,8 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { StatementSync } from 'node:sqlite';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
+import { runSql } from '../../db/sql-text.ts';
 import type { IntegrationRow } from '../integrations/integrations-repo.ts';
 
 /**
@@ -63,7 +64,6 @@ function withVersion(r: Found | undefined): { row: IntegrationRow; version: numb
 }
 
 export function ingestRepo(store: Store): IngestRepo {
-  const run = async <R>(db: Kysely<DB>, text: string, params: unknown[]): Promise<R[]> => (await db.executeQuery<R>(CompiledQuery.raw(text, params))).rows;
   const raw = store.sqlite?.raw;
   if (store.sqlite && raw) {
     const sqlite = store.sqlite;
@@ -80,8 +80,8 @@ export function ingestRepo(store: Store): IngestRepo {
     };
   }
   return {
-    version: sharedReads(async (orgIds) => new Map((await run<{ org_id: string; version: number }>(store.db,
+    version: sharedReads(async (orgIds) => new Map((await runSql<{ org_id: string; version: number }>(store.db,
       'select org_id, version from config_versions where org_id = any($1)', [orgIds])).map((r) => [r.org_id, Number(r.version)]))),
-    byCredential: async (column, value) => withVersion((await run<Found>(store.db, CREDENTIAL_SQL(column, '$1'), [value]))[0]),
+    byCredential: async (column, value) => withVersion((await runSql<Found>(store.db, CREDENTIAL_SQL(column, '$1'), [value]))[0]),
   };
 }
