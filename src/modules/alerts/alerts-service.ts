@@ -120,13 +120,14 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
     });
   }
 
-  /** The alert a sender names by its own key (an open alert's fingerprint) or by id, if that sender's integration sent it. */
+  /** The organization's alert of that id; 404 for none (or another organization's). */
   async function found(orgId: string, id: string): Promise<AlertRow> {
     const row = await repo.get(store.db, orgId, id);
     if (!row) throw notFound('Alert');
     return row;
   }
 
+  /** The alert a sender names by its own key (an open alert's fingerprint) or by id, if that sender's integration sent it. */
   async function ofSender(orgId: string, integrationId: string, target: SenderTarget): Promise<AlertRow | undefined> {
     const row = 'fingerprint' in target
       ? await repo.openByFingerprint(store.db, orgId, target.fingerprint)
