@@ -83,23 +83,31 @@ const claimSql = (capped: number): string => `update jobs set state = 'active', 
 const SEND_SQL = `insert into jobs (id, queue, data, state, attempts, max_attempts, run_at, priority, group_id, locked_until, last_error, created_at, updated_at)
   values (?, ?, ?, 'queued', 0, ?, ?, ?, ?, null, null, ?, ?)`;
 
+/** The ranges of jobs_due_groups outside `capped` groups: no group, before the first, each gap, after the last. */
+const dueRanges = (capped: number): string[] =>
+  ['group_id is null', 'group_id < ?', ...Array<string>(capped - 1).fill('group_id > ? and group_id < ?'), 'group_id > ?'];
+
 /**
- * Whether a job outside the capped groups (in SQLite's order, at least one) is due: a lease-expired one, or a queued
- * one of no group or of a group in a gap between the capped ones, each gap one range of jobs_due_groups.
+ * Whether a job outside the capped groups is due: a lease-expired one, or a queued one in one of `dueRanges`. Its
+ * parameters (otherDueParams): queue, now and the capped groups, then for each range queue, its bounds and now.
  */
-function otherDue(queue: string, capped: string[], now: number): { text: string; params: unknown[] } {
-  const parts = [`select 1 from (select 1 from jobs where queue = ? and state = 'active' and locked_until < ?${notCapped(capped.length)} limit 1)`];
-  const params: unknown[] = [queue, now, ...capped];
-  const range = (where: string, ...bounds: string[]) => {
-    parts.push(`select 1 from (select 1 from jobs where queue = ? and state = 'queued' and ${where} and run_at <= ? limit 1)`);
-    params.push(queue, ...bounds, now);
-  };
-  range('group_id is null');
-  range('group_id < ?', capped[0] as string);
-  for (let i = 1; i < capped.length; i++) range('group_id > ? and group_id < ?', capped[i - 1] as string, capped[i] as string);
-  range('group_id > ?', capped[capped.length - 1] as string);
-  return { text: `${parts.join(' union all ')} limit 1`, params };
+const otherDueSql = (capped: number): string => [
+  `select 1 from (select 1 from jobs where queue = ? and state = 'active' and locked_until < ?${notCapped(capped)} limit 1)`,
+  ...dueRanges(capped).map((r) => `select 1 from (select 1 from jobs where queue = ? and state = 'queued' and ${r} and run_at <= ? limit 1)`),
+].join(' union all ') + ' limit 1';
+
+/** `capped` in SQLite's order, at least one. */
+function otherDueParams(queue: string, capped: string[], now: number): unknown[] {
+  const bounds = [[], [capped[0]], ...capped.slice(1).map((c, i) => [capped[i], c]), [capped[capped.length - 1]]];
+  return [queue, now, ...capped, ...bounds.flatMap((b) => [queue, ...b, now])];
 }
+
+/**
+ * The claim's texts by the number of capped groups, each made once: a claim runs for every job, and the same string
+ * each time is one SQLite's statement cache finds without hashing a new one.
+ */
+const claimTexts: string[] = [];
+const otherDueTexts: string[] = [];
 
 /**
  * SQLite's queue: rows of the `jobs` table in the same file as the data, so a job is queued in the very
@@ -129,9 +137,9 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
       const capped = cap === undefined ? [] : (await runSql<{ group_id: string }>(db, CAPPED_SQL, [queue, now, cap])).map((r) => r.group_id);
       // With groups at their cap, ask first whether another group has a due job (an index range per gap between
       // them): the claim's walk in claim order would read the capped groups' whole backlog to find none.
-      const other = capped.length > 0 ? otherDue(queue, capped, now) : null;
-      if (other && (await runSql(db, other.text, other.params)).length === 0) break;
-      const [row] = await runSql<JobRow>(db, claimSql(capped.length), [now + timing.leaseMs, now, queue, now, ...capped, queue, now, ...capped]);
+      const n = capped.length;
+      if (n > 0 && (await runSql(db, (otherDueTexts[n] ??= otherDueSql(n)), otherDueParams(queue, capped, now))).length === 0) break;
+      const [row] = await runSql<JobRow>(db, (claimTexts[n] ??= claimSql(n)), [now + timing.leaseMs, now, queue, now, ...capped, queue, now, ...capped]);
       if (!row) break;
       taken.push(row);
     }
