@@ -51,10 +51,11 @@ export type IncidentTimes = [openedAt: number, ack: number | null, resolve: numb
 
 export function analyticsRepo(store: Pick<Store, 'dialect' | 'param'>) {
   // The text of each upsert and row count, made once: one string, whose hash the statement cache has seen.
-  const texts = new Map<Upsert, Map<number, string>>();
+  const texts = new Map<Upsert, string[]>();
   const textOf = (u: Upsert, rows: number): string => {
-    const byRows = texts.get(u) ?? texts.set(u, new Map()).get(u) as Map<number, string>;
-    return byRows.get(rows) ?? byRows.set(rows, upsertSql(u, rows, store.param)).get(rows) as string;
+    let byRows = texts.get(u);
+    if (!byRows) texts.set(u, (byRows = []));
+    return (byRows[rows] ??= upsertSql(u, rows, store.param));
   };
   return {
     /**
