@@ -1,11 +1,9 @@
-import { once } from 'node:events';
-import path from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import { Worker } from 'node:worker_threads';
 import { mergeEffects, noEffects, stored, type Stored } from '../alerts/alert-effects-fns.ts';
 import type { SqliteAlertWrites } from '../alerts/alert-writer-sqlite.ts';
 import type { OpResult, WriteOp } from '../alerts/alert-writer-types.ts';
 import type { Settled } from '../../db/group-commit.ts';
+import { sibling, threadClient } from '../../lib/thread.ts';
 
 /** Alerts of one payload stored per turn of the event loop. */
 export const INGEST_CHUNK = 50;
@@ -61,63 +59,10 @@ export async function runSqliteBatch(raw: DatabaseSync, writes: SqliteAlertWrite
   return { out, stored: stored(fx) };
 }
 
-/** A batch for the writer thread, and its answer. */
-export interface WorkerRequest {
-  id: number;
-  jobs: WriteOp[][];
-}
-export type WorkerReply = { id: number; ok: true; batch: SqliteBatch } | { id: number; ok: false; error: unknown };
-
 /**
- * SQLite batches written by a thread of their own, on its own connection to the file: SQLite's work and the
- * commit's fsync no longer stop the main thread, which parses and validates the next requests meanwhile
- * (WAL lets the main connection read, and busy_timeout serializes its few writes with the thread's).
- * The thread starts with the first batch and is started again after a crash (whose batch fails).
+ * SQLite batches written by a thread of their own (ingest-write-worker.ts), on its own connection to the file:
+ * SQLite's work and the commit's fsync no longer stop the main thread, which parses and validates the next requests
+ * meanwhile (WAL lets the main connection read, and busy_timeout serializes its few writes with the thread's).
  */
-export function sqliteWriterThread(file: string) {
-  let worker: Worker | null = null;
-  const pending = new Map<number, { resolve: (batch: SqliteBatch) => void; reject: (e: unknown) => void }>();
-  let next = 0;
-
-  const failAll = (error: unknown) => {
-    for (const p of pending.values()) p.reject(error);
-    pending.clear();
-  };
-  const start = (): Worker => {
-    // Its sibling in whichever form this module runs: compiled (.js) or the sources (.ts).
-    const w = new Worker(new URL(`./ingest-write-worker${path.extname(import.meta.url)}`, import.meta.url), { workerData: { file } });
-    w.on('message', (m: WorkerReply) => {
-      const p = pending.get(m.id);
-      pending.delete(m.id);
-      if (m.ok) p?.resolve(m.batch);
-      else p?.reject(m.error);
-    });
-    const gone = (error: unknown) => {
-      if (worker === w) worker = null;
-      failAll(error);
-    };
-    w.on('error', gone);
-    w.on('exit', (code) => gone(new Error(`the ingest writer thread exited (${code})`)));
-    // In-flight requests keep the process alive; an idle writer thread must not.
-    w.unref();
-    return w;
-  };
-
-  return {
-    run: (jobs: WriteOp[][]): Promise<SqliteBatch> => new Promise((resolve, reject) => {
-      worker ??= start();
-      const id = next++;
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ id, jobs } satisfies WorkerRequest);
-    }),
-    /** Lets the thread close its connection and end (called after the last request was answered). */
-    async close(): Promise<void> {
-      const w = worker;
-      worker = null;
-      if (!w) return;
-      const ended = once(w, 'exit');
-      w.postMessage('close');
-      await ended;
-    },
-  };
-}
+export const sqliteWriterThread = (file: string) =>
+  threadClient<WriteOp[][], SqliteBatch>(sibling('ingest-write-worker', import.meta.url), { file });
