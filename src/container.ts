@@ -4,7 +4,7 @@ import { API_VERSION } from './http/app.ts';
 import type { Store } from './db/database.ts';
 import { openMigratedStore } from './db/migrations/index.ts';
 import type { Limits } from './http/auth.ts';
-import { smtpMailer } from './infra/mailer.ts';
+import { threadedMailer } from './infra/mailer.ts';
 import { pgBossQueue } from './infra/queue/pgboss-queue.ts';
 import { sqliteQueue } from './infra/queue/sqlite-queue.ts';
 import { groupCap } from './infra/queue/fairness-fns.ts';
@@ -140,7 +140,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
 
   const audit = auditService({ store, repo: auditRepo(), clock, cursors, log });
   const apiKeys = apiKeysService({ store, repo: apiKeysRepo(store), audit, clock, cursors, env: config.env });
-  const mailer = config.smtpUrl ? await smtpMailer(config.smtpUrl, { sends: config.jobs.deliveryConcurrency }) : null;
+  // Emails go out from a thread of their own (mailer.ts).
+  const mailer = config.smtpUrl ? threadedMailer(config.smtpUrl, { sends: config.jobs.deliveryConcurrency }) : null;
   // What every channel sends with; channels that cannot send without their provider say so (GET /channels).
   const channelDeps: ChannelDeps = {
     mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl, userAgent: `AlertFlow/${API_VERSION}`, outboundAllow: config.outboundAllow,

@@ -1,3 +1,5 @@
+import { sibling, threadClient } from '../lib/thread.ts';
+
 export interface MailMessage {
   from: string;
   to: string[];
@@ -93,4 +95,14 @@ export async function smtpMailer(url: string, opts: { timeoutMs?: number; sends?
     },
     close: () => transport.close(),
   };
+}
+
+/**
+ * smtpMailer on a thread of its own (mail-worker.ts), started with the first email: composing a message's MIME parts
+ * and speaking SMTP cost ~1 ms of CPU an email, which the second core now spends instead of the event loop that
+ * claims and records every page (docs/benchmarks.md, "Alert to page: latency and the knee").
+ */
+export function threadedMailer(url: string, opts: { timeoutMs?: number; sends?: number } = {}): Mailer {
+  const thread = threadClient<MailMessage, MailResult>(sibling('mail-worker', import.meta.url), { url, opts });
+  return { send: thread.run, close: () => void thread.close() };
 }
