@@ -223,7 +223,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
   const suppression = suppressionService({ store, repo: suppressionRows, alerts: alertWrites, audit, clock, cursors, log });
   const sweeper = workers ? suppression.startSweeper(config.suppressionSweepSeconds * 1000) : undefined;
   const flapSweeper = workers ? periodic(config.flapSweepSeconds * 1000, () => alertWrites.settleFlaps(store.db, clock.now()), log, 'flap sweep failed') : undefined;
-  const notificationRows = notificationsRepo();
+  const notificationRows = notificationsRepo(store);
   const answerRows = answersRepo();
   // Answers through channels (an SMS reply, a key on a call, a chat button) move incidents through their service.
   const answers = answersService({ store, repo: answerRows, notifications: notificationRows, incidents, audit, clock });

@@ -27,3 +27,10 @@ export function sqlParams(store: Pick<Store, 'param'>): SqlParams {
 export async function runSql<R = Record<string, unknown>>(db: Kysely<DB>, text: string, params: readonly unknown[]): Promise<R[]> {
   return (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
 }
+
+/**
+ * SQL text written with PostgreSQL's placeholders (`$1`, `$2`, …) as `store` writes them (`?1` on SQLite): for fixed
+ * statements, made once per repository and run with runSql.
+ */
+export const textFor = (store: Pick<Store, 'dialect'>, text: string): string =>
+  store.dialect === 'sqlite' ? text.replace(/\$(\d+)/g, '?$1') : text;

@@ -40,7 +40,7 @@ describe('lock order (postgres): a page recorded while its incident is acknowled
     await db.transaction().execute(async (trx) => {
       // The record of the attempt that sent it: the page's row is now this transaction's.
       const at = h.clock.now();
-      assert.equal(await notificationsRepo().record(trx, page.id, 0, { status: 'sent', last_error: null, response_status: 200, sent_at: at }, at), true);
+      assert.equal(await notificationsRepo(h.c.store).record(trx, page.id, 0, { status: 'sent', last_error: null, response_status: 200, sent_at: at }, at), true);
       // The answer, in a transaction of its own, as an SMS reply runs it; it waits for the page's row to cancel it.
       answered = db.transaction().execute((a) => h.c.incidents.respond(a, h.org.id, incidentId, 'acknowledged', { type: 'user', id: h.org.ownerId }, at));
       answered.catch(() => undefined); // awaited below, after this transaction

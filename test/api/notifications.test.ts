@@ -154,7 +154,7 @@ eachStore('notification delivery', { together: true }, (kind) => {
 
   it('a channel that cannot send (no SMTP_URL) fails at once, saying so; a webhook that does not answer in time is retried', async () => {
     const deps: NotificationsDeps = {
-      store: h.c.store, repo: notificationsRepo(), alerts: h.c.alerts, clock: h.clock, cursors: new CursorCodec('test'), log: pino({ level: 'silent' }), answerRows: answersRepo(), paceClock: h.clock,
+      store: h.c.store, repo: notificationsRepo(h.c.store), alerts: h.c.alerts, clock: h.clock, cursors: new CursorCodec('test'), log: pino({ level: 'silent' }), answerRows: answersRepo(), paceClock: h.clock,
       channels: { mailer: null, smtpFrom: 'alerts@alertflow.test', baseUrl: 'http://alertflow.test', userAgent: 'AlertFlow/test', outboundAllow: h.config.outboundAllow, webhookTimeoutMs: 300, smtpTimeoutMs: 1000, providers: h.config.providers },
     };
     const svc = notificationsService(deps);
@@ -250,7 +250,7 @@ eachStore('notification delivery', { together: true }, (kind) => {
     const url = `${web.base}${path}`;
     const { id } = await prepared('webhook', url);
     // A worker took the attempt and died before recording anything.
-    assert.ok(await notificationsRepo().claim(h.c.store.db, id, 0, h.clock.now(), h.clock.now()));
+    assert.ok(await notificationsRepo(h.c.store).claim(h.c.store.db, id, 0, h.clock.now(), h.clock.now()));
     const action: Delivery = { channel: 'webhook', target: { url, secret: SECRET } };
     await assert.rejects(h.c.notifications.deliver(id, action), /Another attempt of this notification is in progress/);
     h.clock.advance(h.config.jobs.leaseSeconds * 1000 + 1);

@@ -34,7 +34,7 @@ eachStore('SMS pace per sending number', { together: true }, (kind) => {
   it('a worker that runs late still sends a second apart: the later slot waits its turn', async () => {
     let paceNow = Date.now();
     const deps: NotificationsDeps = {
-      store: h.c.store, repo: notificationsRepo(), alerts: h.c.alerts, clock: h.clock, cursors: new CursorCodec('test'), log: pino({ level: 'silent' }),
+      store: h.c.store, repo: notificationsRepo(h.c.store), alerts: h.c.alerts, clock: h.clock, cursors: new CursorCodec('test'), log: pino({ level: 'silent' }),
       answerRows: answersRepo(), paceClock: { now: () => paceNow },
       channels: { mailer: null, smtpFrom: 'alerts@alertflow.test', baseUrl: 'http://alertflow.test', userAgent: 'AlertFlow/test', outboundAllow: h.config.outboundAllow, webhookTimeoutMs: 2000, smtpTimeoutMs: 1000, providers: h.config.providers },
     };

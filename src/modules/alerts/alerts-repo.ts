@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import { keysetSql } from '../../db/keyset.ts';
-import { runSql, sqlParams, type SqlParams } from '../../db/sql-text.ts';
+import { runSql, sqlParams, textFor, type SqlParams } from '../../db/sql-text.ts';
 import type { Keyset } from '../../lib/pagination.ts';
 
 export type AlertRow = DB['alerts'];
@@ -52,6 +52,7 @@ const byFingerprintSql = (orgId: string, fingerprint: string) => {
 
 export function alertsRepo(store: Store) {
   const run = <R>(db: Kysely<DB>, text: string, p: SqlParams): Promise<R[]> => runSql<R>(db, text, p.values);
+  const getText = textFor(store, 'select * from alerts where org_id = $1 and id = $2');
   /**
    * The filters as the WHERE clause of SQL text, their values bound to `p`. The list is read on every dashboard
    * load and refresh: written out rather than built with Kysely, the same filters give the same text, which SQLite
@@ -103,8 +104,8 @@ export function alertsRepo(store: Store) {
     },
     incidentNumber: async (db: Kysely<DB>, orgId: string, incidentId: string): Promise<number | null> =>
       (await db.selectFrom('incidents').select('number').where('org_id', '=', orgId).where('id', '=', incidentId).executeTakeFirst())?.number ?? null,
-    get: (db: Kysely<DB>, orgId: string, id: string) =>
-      db.selectFrom('alerts').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst(),
+    // SQL text: every page reads its alert as it is now (a page by email and webhook, twice).
+    get: async (db: Kysely<DB>, orgId: string, id: string): Promise<AlertRow | undefined> => (await runSql<AlertRow>(db, getText, [orgId, id]))[0],
     /** The open alert with a fingerprint (at most one: the unique index `alerts_open_fingerprint`). */
     openByFingerprint: (db: Kysely<DB>, orgId: string, fingerprint: string) =>
       db.selectFrom('alerts').selectAll().where('org_id', '=', orgId).where('fingerprint', '=', fingerprint)

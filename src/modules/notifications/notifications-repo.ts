@@ -1,4 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
+import type { Store } from '../../db/database.ts';
+import { runSql, textFor } from '../../db/sql-text.ts';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
@@ -18,23 +20,35 @@ export function forIncident(db: Kysely<DB>, orgId: string, incidentId: string, l
     .orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
 }
 
-export function notificationsRepo() {
+export function notificationsRepo(store: Pick<Store, 'dialect'>) {
+  // The statements every page runs (insert, get, claim, record) are SQL text: Kysely's builder cost more than running
+  // them (docs/benchmarks.md, "Alert to page: latency and the knee").
+  const t = (text: string) => textFor(store, text);
+  const insertTexts = new Map<string, string>();
+  const getText = t('select * from notifications where id = $1');
+  const claimText = t(`update notifications set attempts = $1, updated_at = $2, last_error = null, response_status = null
+    where id = $3 and status = 'pending' and attempts = $4 and (attempts = 0 or last_error is not null or updated_at < $5) returning *`);
+  // By whether a provider's reference is kept, then whether the page was sent (a cancelled page that was sent says so).
+  const recordTexts = [false, true].map((withRef) => [`'pending'`, `'pending', 'cancelled'`].map((from) => t(`update notifications
+    set status = $1, last_error = $2, response_status = $3, sent_at = $4, paced_at = null, updated_at = $5${withRef ? ', provider_ref = $8' : ''}
+    where id = $6 and attempts = $7 and status in (${from})`)));
   const ofAlert = (db: Kysely<DB>, orgId: string, alertId: string) =>
     db.selectFrom('notifications').where('org_id', '=', orgId).where('alert_id', '=', alertId);
   return {
-    // The statements every page runs (insert, get, claim, record) are SQL templates: Kysely's builder cost more
-    // than running them (docs/benchmarks.md, "Alert to page: latency and the knee").
     /** Inserts the row unless its idempotency key exists already (the unique index decides, atomically). */
     insertIfAbsent: async (db: Kysely<DB>, row: NotificationRow): Promise<boolean> => {
       const columns = Object.keys(row) as Array<keyof NotificationRow>;
-      const r = await sql<{ id: string }>`insert into notifications (${sql.join(columns.map((c) => sql.ref(c)))}) values (${sql.join(columns.map((c) => row[c]))})
-        on conflict (idempotency_key) do nothing returning id`.execute(db);
-      return r.rows.length > 0;
+      const key = columns.join(',');
+      let text = insertTexts.get(key);
+      if (text === undefined) {
+        text = t(`insert into notifications (${key}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) on conflict (idempotency_key) do nothing returning id`);
+        insertTexts.set(key, text);
+      }
+      return (await runSql(db, text, columns.map((c) => row[c]))).length > 0;
     },
     byKey: (db: Kysely<DB>, key: string) =>
       db.selectFrom('notifications').select('id').where('idempotency_key', '=', key).executeTakeFirst(),
-    get: async (db: Kysely<DB>, id: string): Promise<NotificationRow | undefined> =>
-      (await sql<NotificationRow>`select * from notifications where id = ${id}`.execute(db)).rows[0],
+    get: async (db: Kysely<DB>, id: string): Promise<NotificationRow | undefined> => (await runSql<NotificationRow>(db, getText, [id]))[0],
 
     /**
      * Takes the next attempt of a pending notification: one conditional UPDATE, so of two workers running
@@ -42,9 +56,7 @@ export function notificationsRepo() {
      * dead (its worker crashed) and may be taken over; a live one may not.
      */
     claim: async (db: Kysely<DB>, id: string, attempts: number, now: number, staleBefore: number): Promise<NotificationRow | undefined> =>
-      (await sql<NotificationRow>`update notifications set attempts = ${attempts + 1}, updated_at = ${now}, last_error = null, response_status = null
-        where id = ${id} and status = 'pending' and attempts = ${attempts} and (attempts = 0 or last_error is not null or updated_at < ${staleBefore})
-        returning *`.execute(db)).rows[0],
+      (await runSql<NotificationRow>(db, claimText, [attempts + 1, now, id, attempts, staleBefore]))[0],
 
     /**
      * Records the outcome of attempt number `attempt`; a later attempt's row is left alone. A page cancelled
@@ -53,9 +65,10 @@ export function notificationsRepo() {
     /** Whether it recorded (false: a later attempt, or another outcome, came first). */
     record: async (db: Kysely<DB>, id: string, attempt: number, result: AttemptResult, now: number): Promise<boolean> => {
       // The attempt's send slot is spent: a retry waits for a new one.
-      const r = await sql`update notifications set status = ${result.status}, last_error = ${result.last_error}, response_status = ${result.response_status},
-        sent_at = ${result.sent_at}, paced_at = null, updated_at = ${now}${result.provider_ref === undefined ? sql`` : sql`, provider_ref = ${result.provider_ref}`}
-        where id = ${id} and attempts = ${attempt} and status in (${result.status === 'sent' ? sql`'pending', 'cancelled'` : sql`'pending'`})`.execute(db);
+      const withRef = result.provider_ref !== undefined;
+      const params: unknown[] = [result.status, result.last_error, result.response_status, result.sent_at, now, id, attempt];
+      if (withRef) params.push(result.provider_ref);
+      const r = await db.executeQuery(CompiledQuery.raw(recordTexts[Number(withRef)]?.[Number(result.status === 'sent')] as string, params));
       return Number(r.numAffectedRows ?? 0) > 0;
     },
 
