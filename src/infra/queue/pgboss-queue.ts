@@ -6,8 +6,24 @@ import { errorSummary } from '../../lib/logger.ts';
 import { QUEUES, type JobHandler, type JobQueue, type QueueName, type RetryPolicy, type SendOptions, type WorkOptions } from './queue.ts';
 import type { QueueTiming } from './sqlite-queue.ts';
 
-/** How often a worker beyond JOB_CONCURRENCY looks for jobs when idle. */
-const EXTRA_WORKER_POLL_SECONDS = 5;
+/** As sqlite-queue.ts's: how long the poll after a job finishes waits for others to finish, so one fetch fills their slots. */
+const POLL_COALESCE_MS = 5;
+
+interface Worker {
+  handler: JobHandler<unknown>;
+  groupCap: number | undefined;
+  concurrency: number;
+  /** Jobs being run, by id. */
+  running: Map<string, Promise<void>>;
+  /** Jobs done, to complete with the next poll. */
+  done: string[];
+  timer: NodeJS.Timeout;
+  polling: boolean;
+  /** A poll was asked for while one ran: it runs again at once after. */
+  again: boolean;
+  /** A poll is due shortly (pollSoon). */
+  soon: boolean;
+}
 
 /**
  * PostgreSQL's queue: pg-boss, in its own schema of the same database. Jobs are inserted through the
@@ -27,7 +43,67 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
   for (const name of QUEUES) {
     if (!(await boss.getQueue(name))) await boss.createQueue(name, { expireInSeconds: leaseSeconds });
   }
-  const workerIds = new Map<QueueName, string[]>();
+  const workers = new Map<QueueName, Worker>();
+  let stopping = false;
+
+  /** Completes the jobs done since the last call, one statement for all of them. A crash first runs them again (handlers are idempotent). */
+  async function completeDone(queue: QueueName, w: Worker): Promise<void> {
+    if (w.done.length === 0) return;
+    const ids = w.done;
+    w.done = [];
+    await boss.complete(queue, ids).catch((err: unknown) => {
+      w.done.push(...ids);
+      throw err;
+    });
+  }
+
+  /** A poll POLL_COALESCE_MS from now, once however many ask: the jobs that finish meanwhile are completed, and their slots filled, by one fetch. */
+  function pollSoon(queue: QueueName, w: Worker): void {
+    if (w.soon) return;
+    w.soon = true;
+    setTimeout(() => {
+      w.soon = false;
+      void poll(queue);
+    }, POLL_COALESCE_MS);
+  }
+
+  /**
+   * Completes what finished, then fetches as many jobs as there are free slots in one query (pg-boss's `fetch`,
+   * with the group cap counted in the database, so it holds across instances) and runs them.
+   */
+  async function poll(queue: QueueName): Promise<void> {
+    const w = workers.get(queue);
+    if (!w || stopping) return;
+    if (w.polling) {
+      w.again = true;
+      return;
+    }
+    w.polling = true;
+    w.again = false;
+    try {
+      await completeDone(queue, w);
+      const free = w.concurrency - w.running.size;
+      if (free <= 0) return;
+      const jobs = await boss.fetch<{ payload: unknown }>(queue, { batchSize: free, ...(w.groupCap !== undefined && { groupConcurrency: w.groupCap }) });
+      for (const job of jobs) {
+        const run = w.handler({ id: job.id, data: job.data.payload, retryCount: job.retryCount })
+          .then(() => {
+            w.done.push(job.id);
+          }, (err: unknown) => boss.fail(queue, job.id, errorSummary(err)).then(() => undefined))
+          .catch((err: unknown) => log.error({ error: errorSummary(err), queue, job: job.id }, 'could not settle job'))
+          .finally(() => {
+            w.running.delete(job.id);
+            pollSoon(queue, w);
+          });
+        w.running.set(job.id, run);
+      }
+    } catch (err) {
+      log.warn({ error: errorSummary(err), queue }, 'job poll failed');
+    } finally {
+      w.polling = false;
+      if (w.again) void poll(queue);
+    }
+  }
 
   return {
     async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy, opts: SendOptions = {}): Promise<void> {
@@ -42,36 +118,26 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
       });
     },
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
-      // One pg-boss worker per slot, so that a nudge wakes every one of them (notifyWorker wakes one worker, and
-      // work() with localConcurrency returns only the first one's id). A worker that ran a job looks again at once
-      // instead of sleeping out its polling interval, so a backlog drains at full speed; a fetch that finds
-      // nothing sends it back to polling.
-      // Workers beyond JOB_CONCURRENCY (a queue sized larger, such as deliveries) poll less often when idle: nudges
-      // and their own finished jobs wake them at once, and idle polling costs a fetch query per worker and interval.
-      const ids: string[] = [];
-      for (let i = 0; i < (opts.concurrency ?? timing.concurrency); i++) {
-        let id = '';
-        const polling = Math.max(i < timing.concurrency ? 0.5 : EXTRA_WORKER_POLL_SECONDS, timing.pollMs / 1000);
-        // groupConcurrency is counted in the database, so the cap holds across instances.
-        id = await boss.work<{ payload: T }>(queue, {
-          batchSize: 1, pollingIntervalSeconds: polling,
-          ...(opts.groupCap !== undefined && { groupConcurrency: opts.groupCap }),
-        },
-          async ([job]) => {
-            if (!job) return;
-            try {
-              await handler({ id: job.id, data: job.data.payload, retryCount: job.retryCount });
-            } finally {
-              boss.notifyWorker(id);
-            }
-          });
-        ids.push(id);
-      }
-      workerIds.set(queue, ids);
+      const timer = setInterval(() => void poll(queue), timing.pollMs);
+      timer.unref();
+      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), done: [], timer, polling: false, again: false, soon: false });
+      void poll(queue);
     },
     nudge(queue: QueueName): void {
-      for (const id of workerIds.get(queue) ?? []) boss.notifyWorker(id);
+      void poll(queue);
     },
-    stop: (timeoutMs: number) => boss.stop({ graceful: true, timeout: timeoutMs, close: true }),
+    async stop(timeoutMs: number): Promise<void> {
+      stopping = true;
+      for (const w of workers.values()) clearInterval(w.timer);
+      const running = [...workers.values()].flatMap((w) => [...w.running.values()]);
+      await Promise.race([Promise.allSettled(running), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+      for (const [queue, w] of workers) {
+        // Jobs still running are handed back (failed, so retried) for the next process to take up (handlers are idempotent), as pg-boss's own workers are.
+        const left = [...w.running.keys()];
+        await Promise.all([completeDone(queue, w), left.length > 0 && boss.fail(queue, left, { message: 'shut down while active' })])
+          .catch((err: unknown) => log.warn({ error: errorSummary(err), queue }, 'could not settle jobs at shutdown'));
+      }
+      await boss.stop({ graceful: false, close: true });
+    },
   };
 }
