@@ -21,6 +21,7 @@ import type { Delivery } from '../notifications/notifications-schemas.ts';
 import { DELIVERY_RETRY, DeliveryDeferred, RetryableDeliveryError, type NotificationsService } from '../notifications/notifications-service.ts';
 import type { EscalationsService, PageDelivery } from '../escalations/escalations-service.ts';
 import type { SchedulesService } from '../schedules/schedules-service.ts';
+import type { ScheduleUser } from '../schedules/schedules-repo.ts';
 import { matches, namesField } from '../workflows/conditions-fns.ts';
 import { readField, renderTemplate, type TemplateAlert } from '../workflows/workflows-fns.ts';
 import { enabledFor, insertRun, readDefinition, updateRun, type WorkflowDefinition } from '../workflows/workflows-repo.ts';
@@ -133,6 +134,12 @@ export function workflowRunner(deps: {
   const subjectOf = (a: AlertRow): TemplateAlert & ConditionSubject => conditionSubject(store, a);
 
   /** One action; returns its outcome and, for create_incident, the incident it opened or joined. */
+  function onCallIn(db: Kysely<DB>, ctx: RunContext, scheduleId: string): Promise<ScheduleUser | null> {
+    let user = ctx.onCall.get(scheduleId);
+    if (!user) ctx.onCall.set(scheduleId, (user = schedules.currentOnCall(ctx.row.org_id, scheduleId, ctx.at, db)));
+    return user;
+  }
+
   async function act(db: Kysely<DB>, ctx: RunContext, action: WorkflowAction, index: number): Promise<RunAction> {
     const outcome = (status: RunAction['status'], detail: string | null, incidentId: string | null = null): RunAction => ({ index, type: action.type, status, detail, incidentId });
     const { alert, workflow, at } = ctx;
@@ -159,7 +166,7 @@ export function workflowRunner(deps: {
         if (!ctx.incident) return outcome('skipped', 'no incident to assign');
         let userId = action.userId;
         if (action.scheduleId) {
-          const user = await schedules.currentOnCall(ctx.row.org_id, action.scheduleId, at, db);
+          const user = await onCallIn(db, ctx, action.scheduleId);
           if (!user) return outcome('skipped', `nobody is on call in schedule ${action.scheduleId}`);
           userId = user.id;
         }
@@ -188,7 +195,7 @@ export function workflowRunner(deps: {
         return outcome('done', 'alert suppressed');
       case 'email': {
         let onCall: string | null = null;
-        if (action.toOnCall) onCall = (await schedules.currentOnCall(ctx.row.org_id, action.toOnCall, at, db))?.email ?? null;
+        if (action.toOnCall) onCall = (await onCallIn(db, ctx, action.toOnCall))?.email ?? null;
         const to = recipients(action.to, onCall);
         if (to.length === 0) return outcome('skipped', action.toOnCall ? `nobody is on call in schedule ${action.toOnCall} and the action names no other recipient` : 'no recipient');
         const subject = renderTemplate(action.subject, { alert, incident: ctx.incident });
@@ -227,7 +234,7 @@ export function workflowRunner(deps: {
     const incident = row.incident_id ? await incidents.row(db, row.org_id, row.incident_id) : undefined;
     // A flapping alert pages only through a workflow written for it: one whose conditions name `flapping`.
     const quiet = row.flapping === 1 && !namesField(workflow.conditions, 'flapping');
-    const ctx: RunContext = { row, alert, workflow, event, at, incident: incident ?? null, grouped: false, waitMs: 0, quiet };
+    const ctx: RunContext = { row, alert, workflow, event, at, incident: incident ?? null, grouped: false, waitMs: 0, quiet, onCall: new Map() };
     const outcomes: RunAction[] = [];
     for (const [i, action] of workflow.actions.entries()) outcomes.push(await act(db, ctx, action, i));
     await updateRun(db, row.org_id, runId, outcomes, at);
@@ -297,6 +304,8 @@ interface RunContext {
   waitMs: number;
   /** The alert flaps and the workflow does not name `flapping`: its actions that page are skipped. */
   quiet: boolean;
+  /** Who is on call in a schedule, looked up once per run (an email to the on-call and an assignment to them ask twice). */
+  onCall: Map<string, Promise<ScheduleUser | null>>;
 }
 
 /** The actions that page someone (or open an incident that would): skipped for a flapping alert. */
