@@ -32,8 +32,21 @@ export interface OpenedIncident {
   openedAt: number;
 }
 
+/** Incidents remembered as paged already, at most (a few hundred KiB). */
+const PAGED_REMEMBERED = 10_000;
+
 export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; clock: Clock }) {
   const { store, repo, clock } = deps;
+  /**
+   * Incidents whose time to page was found set already (an update of their row changed nothing): it is never unset,
+   * so their later pages skip the update. A storm's incident is paged once per alert and person; without this, each
+   * page cost a statement (a round trip on PostgreSQL) that changed nothing. Bounded: forgotten wholesale when full.
+   */
+  const paged = new Set<string>();
+  const remember = (incidentId: string) => {
+    if (paged.size >= PAGED_REMEMBERED) paged.clear();
+    paged.add(incidentId);
+  };
 
   async function settings(db: Kysely<DB>, orgId: string): Promise<OrgAnalytics> {
     const row = await repo.settings(db, orgId);
@@ -120,9 +133,10 @@ export function analyticsService(deps: { store: Store; repo: AnalyticsRepo; cloc
       // In the order they were sent: an incident's first page here is its earliest.
       const reached = new Set<string>();
       for (const p of pages) {
-        if (p.incidentId === null || reached.has(p.incidentId)) continue;
+        if (p.incidentId === null || reached.has(p.incidentId) || paged.has(p.incidentId)) continue;
         reached.add(p.incidentId);
-        await repo.incidentReached(db, p.alert.orgId, p.incidentId, 'page_ms', p.at);
+        const [r] = await repo.incidentReached(db, p.alert.orgId, p.incidentId, 'page_ms', p.at);
+        if (Number(r?.numUpdatedRows ?? 0) === 0) remember(p.incidentId);
       }
     },
 
