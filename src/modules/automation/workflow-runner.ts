@@ -256,11 +256,13 @@ export function workflowRunner(deps: {
         }
         const sender = senderAnswer(row, event.type);
         if (sender && row.incident_id) await incidents.alertAnswered(trx, row.org_id, row.incident_id, sender, clock.now());
-        for (const w of await enabledFor(trx, event.orgId, event.type as Trigger)) {
+        const workflows = await enabledFor(trx, event.orgId, event.type as Trigger);
+        for (const [i, w] of workflows.entries()) {
           // Workflows do not run for a suppressed alert (an earlier workflow may just have suppressed it).
           if (row.status === 'suppressed') break;
           await runWorkflow(trx, readDefinition(store, w), row, event);
-          row = (await alerts.get(trx, event.orgId, event.alertId)) as AlertRow;
+          // The next workflow sees the alert as this one left it.
+          if (i + 1 < workflows.length) row = (await alerts.get(trx, event.orgId, event.alertId)) as AlertRow;
         }
       });
       queue.nudge('deliveries');
