@@ -3,26 +3,13 @@ import type { Logger } from 'pino';
 import type { DB } from '../../db/schema.ts';
 import { runSql } from '../../db/sql-text.ts';
 import { errorSummary } from '../../lib/logger.ts';
+import { pollLoop, type PollWorker } from './poll-loop.ts';
 import { QUEUES, type JobHandler, type JobQueue, type QueueName, type RetryPolicy, type SendOptions, type WorkOptions } from './queue.ts';
 import type { QueueTiming } from './sqlite-queue.ts';
 
-/** As sqlite-queue.ts's: how long the poll after a job finishes waits for others to finish, so one fetch fills their slots. */
-const POLL_COALESCE_MS = 5;
-
-interface Worker {
-  handler: JobHandler<unknown>;
-  groupCap: number | undefined;
-  concurrency: number;
-  /** Jobs being run, by id. */
-  running: Map<string, Promise<void>>;
+interface Worker extends PollWorker {
   /** Jobs done, to complete with the next poll. */
   done: string[];
-  timer: NodeJS.Timeout;
-  polling: boolean;
-  /** A poll was asked for while one ran: it runs again at once after. */
-  again: boolean;
-  /** A poll is due shortly (pollSoon). */
-  soon: boolean;
 }
 
 /**
@@ -57,53 +44,23 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
     });
   }
 
-  /** A poll POLL_COALESCE_MS from now, once however many ask: the jobs that finish meanwhile are completed, and their slots filled, by one fetch. */
-  function pollSoon(queue: QueueName, w: Worker): void {
-    if (w.soon) return;
-    w.soon = true;
-    setTimeout(() => {
-      w.soon = false;
-      void poll(queue);
-    }, POLL_COALESCE_MS);
-  }
-
   /**
-   * Completes what finished, then fetches as many jobs as there are free slots in one query (pg-boss's `fetch`,
+   * A poll: completes what finished, then fetches as many jobs as there are free slots in one query (pg-boss's `fetch`,
    * with the group cap counted in the database, so it holds across instances) and runs them.
    */
-  async function poll(queue: QueueName): Promise<void> {
-    const w = workers.get(queue);
-    if (!w || stopping) return;
-    if (w.polling) {
-      w.again = true;
-      return;
-    }
-    w.polling = true;
-    w.again = false;
-    try {
-      await completeDone(queue, w);
-      const free = w.concurrency - w.running.size;
-      if (free <= 0) return;
-      const jobs = await boss.fetch<{ payload: unknown }>(queue, { batchSize: free, ...(w.groupCap !== undefined && { groupConcurrency: w.groupCap }) });
-      for (const job of jobs) {
-        const run = w.handler({ id: job.id, data: job.data.payload, retryCount: job.retryCount })
-          .then(() => {
-            w.done.push(job.id);
-          }, (err: unknown) => boss.fail(queue, job.id, errorSummary(err)).then(() => undefined))
-          .catch((err: unknown) => log.error({ error: errorSummary(err), queue, job: job.id }, 'could not settle job'))
-          .finally(() => {
-            w.running.delete(job.id);
-            pollSoon(queue, w);
-          });
-        w.running.set(job.id, run);
-      }
-    } catch (err) {
-      log.warn({ error: errorSummary(err), queue }, 'job poll failed');
-    } finally {
-      w.polling = false;
-      if (w.again) void poll(queue);
+  async function take(queue: QueueName, w: Worker): Promise<void> {
+    await completeDone(queue, w);
+    const free = w.concurrency - w.running.size;
+    if (free <= 0) return;
+    const jobs = await boss.fetch<{ payload: unknown }>(queue, { batchSize: free, ...(w.groupCap !== undefined && { groupConcurrency: w.groupCap }) });
+    for (const job of jobs) {
+      loop.track(queue, w, job.id, w.handler({ id: job.id, data: job.data.payload, retryCount: job.retryCount })
+        .then(() => {
+          w.done.push(job.id);
+        }, (err: unknown) => boss.fail(queue, job.id, errorSummary(err)).then(() => undefined)));
     }
   }
+  const loop = pollLoop({ workers, log, stopping: () => stopping, take });
 
   return {
     async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy, opts: SendOptions = {}): Promise<void> {
@@ -118,22 +75,17 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
       });
     },
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
-      const timer = setInterval(() => void poll(queue), timing.pollMs);
-      timer.unref();
-      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), done: [], timer, polling: false, again: false, soon: false });
-      void poll(queue);
+      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), done: [],
+        timer: loop.timer(queue, timing.pollMs), polling: false, again: false, soon: false });
     },
     nudge(queue: QueueName): void {
-      void poll(queue);
+      void loop.poll(queue);
     },
     async stop(timeoutMs: number): Promise<void> {
       stopping = true;
-      for (const w of workers.values()) clearInterval(w.timer);
-      const running = [...workers.values()].flatMap((w) => [...w.running.values()]);
-      await Promise.race([Promise.allSettled(running), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
-      for (const [queue, w] of workers) {
+      for (const [queue, left] of await loop.drain(timeoutMs)) {
+        const w = workers.get(queue) as Worker;
         // Jobs still running are handed back (failed, so retried) for the next process to take up (handlers are idempotent), as pg-boss's own workers are.
-        const left = [...w.running.keys()];
         await Promise.all([completeDone(queue, w), left.length > 0 && boss.fail(queue, left, { message: 'shut down while active' })])
           .catch((err: unknown) => log.warn({ error: errorSummary(err), queue }, 'could not settle jobs at shutdown'));
       }

@@ -6,6 +6,7 @@ import type { DB } from '../../db/schema.ts';
 import { newId } from '../../lib/ids.ts';
 import { yieldToLoop } from '../../lib/yield.ts';
 import { errorSummary } from '../../lib/logger.ts';
+import { pollLoop, type PollWorker } from './poll-loop.ts';
 import { backoffMs, type JobHandler, type JobQueue, type QueueName, type RetryPolicy, type SendOptions, type WorkOptions } from './queue.ts';
 
 export interface QueueTiming {
@@ -17,18 +18,7 @@ export interface QueueTiming {
   concurrency: number;
 }
 
-interface Worker {
-  handler: JobHandler<unknown>;
-  groupCap: number | undefined;
-  concurrency: number;
-  /** Jobs being run, by id. */
-  running: Map<string, Promise<void>>;
-  timer: NodeJS.Timeout;
-  polling: boolean;
-  /** A poll was asked for while one ran (a job finished, a nudge): it runs again at once after. */
-  again: boolean;
-  /** A poll is due on the next turn (pollSoon). */
-  soon: boolean;
+interface Worker extends PollWorker {
   /** When the last poll left due jobs it could not take (their groups ran their cap); 0 when it did not. */
   cappedAt: number;
   /** A nudge's poll, held back to CAPPED_NUDGE_MS after `cappedAt`. */
@@ -47,13 +37,6 @@ interface Worker {
  * CAPPED_NUDGE_MS longer.
  */
 const CAPPED_NUDGE_MS = 50;
-
-/**
- * How long the poll after a job finishes waits for others to finish: their slots are then claimed in one transaction,
- * one commit (an fsync that stops the event loop), not one each. At 300 alerts a second paged by email and webhook,
- * 5 ms took ~10 % more pages a second than the next turn of the loop (docs/benchmarks.md, "Alert to page: latency and the knee").
- */
-const POLL_COALESCE_MS = 5;
 
 type JobRow = Selectable<DB['jobs']>;
 
@@ -163,71 +146,40 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     }).where('id', '=', id).execute();
   }
 
-  /**
-   * A poll POLL_COALESCE_MS from now, once however many ask: jobs that finish meanwhile (their records share a
-   * commit) free their slots for one claim, one commit, instead of one each.
-   */
-  function pollSoon(queue: QueueName, w: Worker): void {
-    if (w.soon) return;
-    w.soon = true;
-    setTimeout(() => {
-      w.soon = false;
-      void poll(queue);
-    }, POLL_COALESCE_MS);
-  }
-
   const dueLeft = async (queue: QueueName): Promise<boolean> =>
     (await runSql(store.db, `select 1 from jobs where queue = ? and state = 'queued' and run_at <= ? limit 1`, [queue, Date.now()])).length > 0;
 
-  async function poll(queue: QueueName): Promise<void> {
-    const w = workers.get(queue);
-    if (!w || stopping) return;
-    if (w.polling) {
-      // Not dropped: the slot a job just freed would otherwise wait for the timer.
-      w.again = true;
-      return;
-    }
-    w.polling = true;
-    w.again = false;
-    try {
-      const capped = w.cappedAt > 0 && Date.now() - w.cappedAt < CAPPED_NUDGE_MS;
-      const free = Math.min(w.concurrency - w.running.size, capped ? w.finished : Infinity);
-      w.finished = 0;
-      if (free <= 0) return;
-      const finished = done;
-      done = [];
-      // One transaction (one commit) for the deletes and every claim of this poll.
-      const rows = await store.db.transaction().execute(async (trx) => {
-        if (finished.length > 0) await trx.deleteFrom('jobs').where('id', 'in', finished).execute();
-        return claim(trx, queue, free, w.groupCap);
-      }).catch((err: unknown) => {
-        done.push(...finished);
-        throw err;
+  /** A poll: the jobs done are deleted and the free slots claimed, in one transaction (one commit). */
+  async function take(queue: QueueName, w: Worker): Promise<void> {
+    const capped = w.cappedAt > 0 && Date.now() - w.cappedAt < CAPPED_NUDGE_MS;
+    const free = Math.min(w.concurrency - w.running.size, capped ? w.finished : Infinity);
+    w.finished = 0;
+    if (free <= 0) return;
+    const finished = done;
+    done = [];
+    const rows = await store.db.transaction().execute(async (trx) => {
+      if (finished.length > 0) await trx.deleteFrom('jobs').where('id', 'in', finished).execute();
+      return claim(trx, queue, free, w.groupCap);
+    }).catch((err: unknown) => {
+      done.push(...finished);
+      throw err;
+    });
+    // Fewer taken than slots free, with due jobs left: those are of groups at their cap (still so while held).
+    if (!capped) w.cappedAt = rows.length < free && w.groupCap !== undefined && (await dueLeft(queue)) ? Date.now() : 0;
+    for (const row of rows) {
+      const envelope = store.readJson<{ payload: unknown }>(row.data);
+      // Each job starts on a turn of its own: a job's SQLite work is synchronous, and jobs chained in
+      // microtasks would hold the event loop for the whole backlog.
+      const settled = yieldToLoop().then(() => w.handler({ id: row.id, data: envelope.payload, retryCount: row.attempts - 1 }))
+        .then(() => undefined, (err: unknown) => err ?? new Error('job failed'))
+        .then((err) => settle(row.id, row.attempts, row.max_attempts, row.data, err));
+      loop.track(queue, w, row.id, settled, () => {
+        w.finished += 1;
       });
-      // Fewer taken than slots free, with due jobs left: those are of groups at their cap (still so while held).
-      if (!capped) w.cappedAt = rows.length < free && w.groupCap !== undefined && (await dueLeft(queue)) ? Date.now() : 0;
-      for (const row of rows) {
-        const envelope = store.readJson<{ payload: unknown }>(row.data);
-        // Each job starts on a turn of its own: a job's SQLite work is synchronous, and jobs chained in
-        // microtasks would hold the event loop for the whole backlog.
-        const run = yieldToLoop().then(() => w.handler({ id: row.id, data: envelope.payload, retryCount: row.attempts - 1 }))
-          .then(() => undefined, (err: unknown) => err ?? new Error('job failed'))
-          .then((err) => settle(row.id, row.attempts, row.max_attempts, row.data, err))
-          .catch((err: unknown) => log.error({ error: errorSummary(err), queue, job: row.id }, 'could not settle job'))
-          .finally(() => {
-            w.running.delete(row.id);
-            w.finished += 1;
-            pollSoon(queue, w);
-          });
-        w.running.set(row.id, run);
-      }
-    } catch (err) {
-      log.warn({ error: errorSummary(err), queue }, 'job poll failed');
-    } finally {
-      w.polling = false;
-      if (w.again) void poll(queue);
     }
   }
+  const loop = pollLoop({ workers, log, stopping: () => stopping, take });
+  const poll = loop.poll;
 
   return {
     async send(db: Kysely<DB>, queue: QueueName, data: object, retry: RetryPolicy, opts: SendOptions = {}): Promise<void> {
@@ -237,10 +189,8 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
         opts.priority ?? 0, opts.group ?? null, now, now]);
     },
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
-      const timer = setInterval(() => void poll(queue), timing.pollMs);
-      timer.unref();
-      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), timer, polling: false, again: false, soon: false, cappedAt: 0, held: null, finished: 0 });
-      void poll(queue);
+      workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(),
+        timer: loop.timer(queue, timing.pollMs), polling: false, again: false, soon: false, cappedAt: 0, held: null, finished: 0 });
     },
     nudge(queue: QueueName): void {
       const w = workers.get(queue);
@@ -253,15 +203,11 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     },
     async stop(timeoutMs: number): Promise<void> {
       stopping = true;
-      for (const w of workers.values()) {
-        clearInterval(w.timer);
-        if (w.held) clearTimeout(w.held);
-      }
-      const running = () => [...workers.values()].flatMap((w) => [...w.running.values()]);
-      await Promise.race([Promise.allSettled(running()), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+      for (const w of workers.values()) if (w.held) clearTimeout(w.held);
+      const running = await loop.drain(timeoutMs);
       if (done.length > 0) await store.db.deleteFrom('jobs').where('id', 'in', done.splice(0)).execute();
       // Jobs still running are handed back for the next process to take up at once (handlers are idempotent).
-      const left = [...workers.values()].flatMap((w) => [...w.running.keys()]);
+      const left = running.flatMap(([, ids]) => ids);
       if (left.length > 0) {
         await store.db.updateTable('jobs').set({ state: 'queued', locked_until: null, run_at: Date.now() })
           .where('id', 'in', left).where('state', '=', 'active').execute();
