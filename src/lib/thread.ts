@@ -15,7 +15,7 @@ export const sibling = (name: string, from: string): URL => new URL(`./${name}${
 /**
  * A worker thread that answers requests (serveThread on its side), started with the first request and again after a
  * crash (whose requests fail). Errors come back with their own properties (an SMTP reply's `responseCode`, SQLite's
- * `errcode`), which structured cloning would drop. An idle thread keeps the process alive no longer than its callers do.
+ * `errcode`), which structured cloning would drop. The thread keeps the process alive only while a request is in flight.
  */
 export function threadClient<Req, Res>(script: URL, workerData: unknown) {
   let worker: Worker | null = null;
@@ -27,6 +27,7 @@ export function threadClient<Req, Res>(script: URL, workerData: unknown) {
     w.on('message', (m: Reply<Res>) => {
       const p = pending.get(m.id);
       pending.delete(m.id);
+      if (pending.size === 0) w.unref();
       if (m.ok) p?.resolve(m.value);
       else p?.reject(Object.assign(m.error as object, m.props));
     });
@@ -44,6 +45,8 @@ export function threadClient<Req, Res>(script: URL, workerData: unknown) {
   return {
     run: (req: Req): Promise<Res> => new Promise((resolve, reject) => {
       worker ??= start();
+      // A request in flight keeps the process alive (an email a command sends before it exits), an idle thread does not.
+      if (pending.size === 0) worker.ref();
       const id = next++;
       pending.set(id, { resolve, reject });
       worker.postMessage({ id, req } satisfies Request<Req>);

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { threadClient } from '../../src/lib/thread.ts';
 
 type Req = { echo?: string; fail?: string; exit?: boolean; wait?: number };
@@ -46,5 +51,18 @@ describe('worker threads (lib/thread.ts)', () => {
     } finally {
       await t.close();
     }
+  });
+
+  it('a request in flight keeps the process alive until it is answered; an idle thread does not hold it', async () => {
+    // A process with nothing else to wait for: as a command that emails a link and exits.
+    const script = `import { threadClient } from ${JSON.stringify(new URL('../../src/lib/thread.ts', import.meta.url).href)};
+      const t = threadClient(new URL(${JSON.stringify(fixture.href)}), null);
+      console.log(JSON.stringify(await t.run({ echo: 'answered', wait: 300 })));`;
+    const started = Date.now();
+    const file = path.join(await mkdtemp(path.join(tmpdir(), 'thread-')), 'command.mjs');
+    await writeFile(file, script);
+    const { stdout } = await promisify(execFile)(process.execPath, [file], { timeout: 20_000 });
+    assert.equal(stdout.trim(), '{"echo":"answered"}');
+    assert.ok(Date.now() - started < 15_000, 'and the idle thread let it exit');
   });
 });
