@@ -133,13 +133,14 @@ export function workflowRunner(deps: {
 
   const subjectOf = (a: AlertRow): TemplateAlert & ConditionSubject => conditionSubject(store, a);
 
-  /** One action; returns its outcome and, for create_incident, the incident it opened or joined. */
+  /** Who is on call in a schedule at the run's time, read once per run. */
   function onCallIn(db: Kysely<DB>, ctx: RunContext, scheduleId: string): Promise<ScheduleUser | null> {
     let user = ctx.onCall.get(scheduleId);
     if (!user) ctx.onCall.set(scheduleId, (user = schedules.currentOnCall(ctx.row.org_id, scheduleId, ctx.at, db)));
     return user;
   }
 
+  /** One action; returns its outcome and, for create_incident, the incident it opened or joined. */
   async function act(db: Kysely<DB>, ctx: RunContext, action: WorkflowAction, index: number): Promise<RunAction> {
     const outcome = (status: RunAction['status'], detail: string | null, incidentId: string | null = null): RunAction => ({ index, type: action.type, status, detail, incidentId });
     const { alert, workflow, at } = ctx;
