@@ -28,6 +28,11 @@ export async function runSql<R = Record<string, unknown>>(db: Kysely<DB>, text: 
   return (await db.executeQuery<R>(CompiledQuery.raw(text, [...params]))).rows;
 }
 
+/** runSql for a write without RETURNING: how many rows it changed. */
+export async function runSqlChanges(db: Kysely<DB>, text: string, params: readonly unknown[]): Promise<number> {
+  return Number((await db.executeQuery(CompiledQuery.raw(text, [...params]))).numAffectedRows ?? 0);
+}
+
 /**
  * SQL text written with PostgreSQL's placeholders (`$1`, `$2`, …) as `store` writes them (`?1` on SQLite): for fixed
  * statements, made once per repository and run with runSql.

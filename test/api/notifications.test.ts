@@ -260,6 +260,31 @@ eachStore('notification delivery', { together: true }, (kind) => {
     assert.equal(hitsTo(web, path).length, 1);
   });
 
+  it('a page cancelled during its attempt stays cancelled unless the attempt sent it, which it then says; a stale attempt records nothing', async () => {
+    const repo = notificationsRepo(h.c.store);
+    const db = h.c.store.db;
+    const at = h.clock.now();
+    const cancel = (id: string) => db.updateTable('notifications').set({ status: 'cancelled', last_error: 'answered' }).where('id', '=', id).execute();
+    const status = async (id: string) => (await repo.get(db, id))?.status;
+
+    const failed = await prepared('webhook', `${web.base}/cancelled-failed-${kind}`);
+    assert.ok(await repo.claim(db, failed.id, 0, at, at));
+    await cancel(failed.id);
+    assert.equal(await repo.record(db, failed.id, 1, { status: 'pending', last_error: 'HTTP 503', response_status: 503, sent_at: null }, at), false);
+    assert.equal(await status(failed.id), 'cancelled');
+
+    const sent = await prepared('webhook', `${web.base}/cancelled-sent-${kind}`);
+    assert.ok(await repo.claim(db, sent.id, 0, at, at));
+    await cancel(sent.id);
+    assert.equal(await repo.record(db, sent.id, 1, { status: 'sent', last_error: null, response_status: 200, sent_at: at, provider_ref: 'ref-1' }, at), true);
+    const row = await repo.get(db, sent.id);
+    assert.deepEqual([row?.status, row?.provider_ref], ['sent', 'ref-1']);
+
+    // An earlier attempt's outcome, arriving after a later attempt took the row, changes nothing (its reference neither).
+    assert.equal(await repo.record(db, sent.id, 0, { status: 'failed', last_error: 'late', response_status: null, sent_at: null }, at), false);
+    assert.deepEqual([(await repo.get(db, sent.id))?.status, (await repo.get(db, sent.id))?.provider_ref], ['sent', 'ref-1']);
+  });
+
   it('webhook: a 4xx or a redirect is final, no retry; retries stop after MAX_ATTEMPTS', async () => {
     for (const [path, status] of [[`/bad-${kind}`, 400], [`/moved-${kind}`, 302]] as const) {
       web.script.set(path, [status]);

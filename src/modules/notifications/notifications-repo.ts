@@ -1,6 +1,6 @@
-import { CompiledQuery, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Store } from '../../db/database.ts';
-import { runSql, textFor } from '../../db/sql-text.ts';
+import { runSql, runSqlChanges, textFor } from '../../db/sql-text.ts';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
@@ -28,10 +28,10 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
   const getText = t('select * from notifications where id = $1');
   const claimText = t(`update notifications set attempts = $1, updated_at = $2, last_error = null, response_status = null
     where id = $3 and status = 'pending' and attempts = $4 and (attempts = 0 or last_error is not null or updated_at < $5) returning *`);
-  // By whether a provider's reference is kept, then whether the page was sent (a cancelled page that was sent says so).
-  const recordTexts = [false, true].map((withRef) => [`'pending'`, `'pending', 'cancelled'`].map((from) => t(`update notifications
-    set status = $1, last_error = $2, response_status = $3, sent_at = $4, paced_at = null, updated_at = $5${withRef ? ', provider_ref = $8' : ''}
-    where id = $6 and attempts = $7 and status in (${from})`)));
+  // A provider's reference is kept only when the attempt has one; a cancelled page that was sent says so.
+  const recordText = t(`update notifications
+    set status = $1, last_error = $2, response_status = $3, sent_at = $4, paced_at = null, updated_at = $5, provider_ref = coalesce($8, provider_ref)
+    where id = $6 and attempts = $7 and (status = 'pending' or (status = 'cancelled' and $1 = 'sent'))`);
   const ofAlert = (db: Kysely<DB>, orgId: string, alertId: string) =>
     db.selectFrom('notifications').where('org_id', '=', orgId).where('alert_id', '=', alertId);
   return {
@@ -65,11 +65,8 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
     /** Whether it recorded (false: a later attempt, or another outcome, came first). */
     record: async (db: Kysely<DB>, id: string, attempt: number, result: AttemptResult, now: number): Promise<boolean> => {
       // The attempt's send slot is spent: a retry waits for a new one.
-      const withRef = result.provider_ref !== undefined;
-      const params: unknown[] = [result.status, result.last_error, result.response_status, result.sent_at, now, id, attempt];
-      if (withRef) params.push(result.provider_ref);
-      const r = await db.executeQuery(CompiledQuery.raw(recordTexts[Number(withRef)]?.[Number(result.status === 'sent')] as string, params));
-      return Number(r.numAffectedRows ?? 0) > 0;
+      return (await runSqlChanges(db, recordText, [result.status, result.last_error, result.response_status, result.sent_at, now, id, attempt,
+        result.provider_ref ?? null])) > 0;
     },
 
     /**
