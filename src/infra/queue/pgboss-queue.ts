@@ -76,15 +76,16 @@ export async function pgBossQueue(deps: { url: string; log: Logger; timing: Queu
     },
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(), done: [],
-        timer: loop.timer(queue, timing.pollMs), polling: false, again: false, soon: false });
+        timer: loop.start(queue, timing.pollMs), polling: false, again: false, soon: false });
     },
     nudge(queue: QueueName): void {
       void loop.poll(queue);
     },
     async stop(timeoutMs: number): Promise<void> {
       stopping = true;
-      for (const [queue, left] of await loop.drain(timeoutMs)) {
-        const w = workers.get(queue) as Worker;
+      await loop.drain(timeoutMs);
+      for (const [queue, w] of workers) {
+        const left = [...w.running.keys()];
         // Jobs still running are handed back (failed, so retried) for the next process to take up (handlers are idempotent), as pg-boss's own workers are.
         await Promise.all([completeDone(queue, w), left.length > 0 && boss.fail(queue, left, { message: 'shut down while active' })])
           .catch((err: unknown) => log.warn({ error: errorSummary(err), queue }, 'could not settle jobs at shutdown'));

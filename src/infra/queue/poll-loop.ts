@@ -80,19 +80,18 @@ export function pollLoop<W extends PollWorker>(deps: {
           pollSoon(queue, w);
         }));
     },
-    /** Polls every `pollMs`, and once now. */
-    timer(queue: QueueName, pollMs: number): NodeJS.Timeout {
+    /** Starts polling a queue (once now, then every `pollMs`); returns the worker's timer. */
+    start(queue: QueueName, pollMs: number): NodeJS.Timeout {
       const timer = setInterval(() => void poll(queue), pollMs);
       timer.unref();
       setImmediate(() => void poll(queue));
       return timer;
     },
-    /** Stops the timers and waits for the jobs under way, at most `timeoutMs`; returns those still running, by queue. */
-    async drain(timeoutMs: number): Promise<Array<[QueueName, string[]]>> {
+    /** Stops the timers and waits for the jobs under way, at most `timeoutMs` (those still running stay in `running`). */
+    async drain(timeoutMs: number): Promise<void> {
       for (const w of workers.values()) clearInterval(w.timer);
       const running = [...workers.values()].flatMap((w) => [...w.running.values()]);
       await Promise.race([Promise.allSettled(running), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
-      return [...workers].map(([queue, w]) => [queue, [...w.running.keys()]]);
     },
   };
 }

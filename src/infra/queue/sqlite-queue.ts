@@ -190,7 +190,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     },
     async work<T>(queue: QueueName, handler: JobHandler<T>, opts: WorkOptions = {}): Promise<void> {
       workers.set(queue, { handler: handler as JobHandler<unknown>, groupCap: opts.groupCap, concurrency: opts.concurrency ?? timing.concurrency, running: new Map(),
-        timer: loop.timer(queue, timing.pollMs), polling: false, again: false, soon: false, cappedAt: 0, held: null, finished: 0 });
+        timer: loop.start(queue, timing.pollMs), polling: false, again: false, soon: false, cappedAt: 0, held: null, finished: 0 });
     },
     nudge(queue: QueueName): void {
       const w = workers.get(queue);
@@ -204,10 +204,10 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     async stop(timeoutMs: number): Promise<void> {
       stopping = true;
       for (const w of workers.values()) if (w.held) clearTimeout(w.held);
-      const running = await loop.drain(timeoutMs);
+      await loop.drain(timeoutMs);
       if (done.length > 0) await store.db.deleteFrom('jobs').where('id', 'in', done.splice(0)).execute();
       // Jobs still running are handed back for the next process to take up at once (handlers are idempotent).
-      const left = running.flatMap(([, ids]) => ids);
+      const left = [...workers.values()].flatMap((w) => [...w.running.keys()]);
       if (left.length > 0) {
         await store.db.updateTable('jobs').set({ state: 'queued', locked_until: null, run_at: Date.now() })
           .where('id', 'in', left).where('state', '=', 'active').execute();
