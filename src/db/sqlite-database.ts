@@ -33,6 +33,37 @@ function rowOf(columns: string[]): (values: unknown[]) => Record<string, unknown
 const MAX_CACHED_STATEMENTS = 500;
 const MAX_CACHED_SQL_LENGTH = 2048;
 
+/** How long a write waits for another connection's write lock (busy_timeout) while the store works. */
+const BUSY_TIMEOUT_MS = 5_000;
+/**
+ * How long it waits once a write has already waited BUSY_TIMEOUT_MS in vain, until a write gets the lock again.
+ * node:sqlite waits synchronously: with the lock held elsewhere for minutes (a backup, an operator's open
+ * transaction), every background write and every request would stop the event loop for the full timeout, one after
+ * the other, and a sender would get its 503 after a minute instead of at once. 20 ms still outlasts another
+ * instance's ordinary transaction.
+ */
+const LOCKED_BUSY_TIMEOUT_MS = 20;
+
+const lockedOut = new WeakSet<DatabaseSync>();
+
+/**
+ * Opens a write transaction on `raw`, taking the write lock up front (IMMEDIATE): a second writer waits on
+ * busy_timeout instead of failing with SQLITE_BUSY when it tries to upgrade. After one such wait ends in SQLITE_BUSY,
+ * the connection waits LOCKED_BUSY_TIMEOUT_MS until a begin succeeds again (docs/operating.md, "When the store is unreachable").
+ */
+export function beginImmediate(raw: DatabaseSync): void {
+  try {
+    raw.exec('begin immediate');
+  } catch (err) {
+    if (isSqliteBusy(err) && !lockedOut.has(raw)) {
+      lockedOut.add(raw);
+      raw.exec(`PRAGMA busy_timeout = ${LOCKED_BUSY_TIMEOUT_MS}`);
+    }
+    throw err;
+  }
+  if (lockedOut.delete(raw)) raw.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+}
+
 /**
  * Adapts Node's built-in `node:sqlite` to the statement interface Kysely's SqliteDialect expects.
  * We use it instead of better-sqlite3 because that addon's prebuilt binaries cannot be fetched here and
@@ -44,7 +75,7 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
   // WAL + synchronous=FULL: every commit is durable before we answer; busy_timeout lets a
   // second process (CLI, another instance) wait for the write lock instead of failing. It comes
   // first: switching a fresh file to WAL takes a lock, and another process may hold it.
-  raw.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;');
+  raw.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;`);
   // SQLite's built-in lower() folds ASCII only; PostgreSQL's folds every letter, and case-insensitive search needs that.
   raw.function('lower', { deterministic: true }, (v) => (typeof v === 'string' ? v.toLowerCase() : v));
   // Prepared statements and their adapters are kept per SQL text: preparing and asking a statement for
@@ -66,10 +97,19 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
     };
   };
 
-  const prepare = (text: string): SqliteStatement => {
-    // Kysely opens transactions with a plain BEGIN; taking the write lock up front (IMMEDIATE) makes a
-    // second writer wait on busy_timeout instead of failing with SQLITE_BUSY when it tries to upgrade.
-    const sql = text === 'begin' ? 'begin immediate' : text;
+  // Kysely opens transactions with a plain BEGIN: it becomes beginImmediate.
+  const begin: SqliteStatement = {
+    reader: false,
+    all: () => [],
+    run: () => {
+      beginImmediate(raw);
+      return { changes: 0, lastInsertRowid: 0 };
+    },
+    iterate: function* () { /* a BEGIN returns no rows */ },
+  };
+
+  const prepare = (sql: string): SqliteStatement => {
+    if (sql === 'begin') return begin;
     let stmt = cache.get(sql);
     if (stmt === undefined) {
       stmt = adapt(raw.prepare(sql));

@@ -3,6 +3,7 @@ import { mergeEffects, noEffects, stored, type Stored } from '../alerts/alert-ef
 import type { SqliteAlertWrites } from '../alerts/alert-writer-sqlite.ts';
 import type { OpResult, WriteOp } from '../alerts/alert-writer-types.ts';
 import type { Settled } from '../../db/group-commit.ts';
+import { beginImmediate } from '../../db/sqlite-database.ts';
 import { sibling, threadClient } from '../../lib/thread.ts';
 
 /** Alerts of one payload stored per turn of the event loop. */
@@ -27,7 +28,7 @@ export async function runSqliteBatch(raw: DatabaseSync, writes: SqliteAlertWrite
   const fx = noEffects();
   const workflows = new Map<string, boolean>();
   let ran = 0;
-  raw.exec('begin immediate');
+  beginImmediate(raw);
   try {
     for (const ops of jobs) {
       const guarded = ops.length > 1;
