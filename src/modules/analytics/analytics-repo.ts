@@ -4,44 +4,8 @@ import { runSql } from '../../db/sql-text.ts';
 import type { Store } from '../../db/database.ts';
 import type { AnalyticsCounts, DB } from '../../db/schema.ts';
 import { OPEN_FINGERPRINT } from '../alerts/alerts-repo.ts';
-import { COLUMNS, MEASURES, sortedRows, type CountRow, type Deltas, type Measure } from './analytics-fns.ts';
-
-/** Rows per multi-row statement on PostgreSQL: well within its 65,535 bound parameters. */
-const CHUNK = 200;
-
-const MEASURE_COLUMNS: readonly string[] = MEASURES.map((m) => COLUMNS[m]);
-const measuresOf = (r: Partial<Record<Measure, number>>): number[] => MEASURES.map((m) => r[m] ?? 0);
-
-/** An upsert of one table: its key columns, the other columns, the ones that add up and the ones the newest value replaces. */
-interface Upsert {
-  table: string;
-  keys: readonly string[];
-  values: readonly string[];
-  add: readonly string[];
-  replace?: readonly string[];
-}
-
-/**
- * `insert … on conflict (keys) do update` of `rows` rows, as SQL text: the same text for the same table and row count,
- * which SQLite keeps prepared (built by Kysely, these upserts cost several times their run, once per page recorded).
- * Counts are added (`t.c = t.c + excluded.c`): concurrent writers add, never overwrite.
- */
-function upsertSql(u: Upsert, rows: number, param: (i: number) => string): string {
-  const columns = [...u.keys, ...u.values];
-  const tuples = Array.from({ length: rows }, (_, r) => `(${columns.map((_c, i) => param(r * columns.length + i + 1)).join(', ')})`);
-  const sets = [...u.add.map((c) => `${c} = ${u.table}.${c} + excluded.${c}`), ...(u.replace ?? []).map((c) => `${c} = excluded.${c}`)];
-  return `insert into ${u.table} (${columns.join(', ')}) values ${tuples.join(', ')} on conflict (${u.keys.join(', ')}) do update set ${sets.join(', ')}`;
-}
-
-const counts = (table: 'analytics_hourly' | 'analytics_daily', time: 'hour' | 'day'): Upsert =>
-  ({ table, keys: ['org_id', 'dim', time, 'key'], values: MEASURE_COLUMNS, add: MEASURE_COLUMNS });
-const noisy = (table: 'analytics_noisy_daily' | 'analytics_noisy_monthly', time: 'day' | 'month'): Upsert =>
-  ({ table, keys: ['org_id', time, 'integration_id', 'fingerprint', 'client_id'], values: ['title', ...MEASURE_COLUMNS], add: MEASURE_COLUMNS, replace: ['title'] });
-const HOURLY = counts('analytics_hourly', 'hour');
-const DAILY = counts('analytics_daily', 'day');
-const NOISY_DAILY = noisy('analytics_noisy_daily', 'day');
-const NOISY_MONTHLY = noisy('analytics_noisy_monthly', 'month');
-const PAGES: Upsert = { table: 'analytics_pages', keys: ['org_id', 'day', 'user_id', 'client_id'], values: ['working', 'off_hours'], add: ['working', 'off_hours'] };
+import { COLUMNS, MEASURES, type CountRow, type Deltas, type Measure } from './analytics-fns.ts';
+import { pgRollupStatement, sqliteRollupStatements } from './analytics-sql.ts';
 
 export type CountTable = 'analytics_hourly' | 'analytics_daily';
 export type IncidentFactRow = DB['analytics_incidents'];
@@ -49,34 +13,19 @@ export type Duration = 'ack_ms' | 'resolve_ms' | 'page_ms';
 /** An incident's opening, durations (null: not reached) and value of the dimension asked for. */
 export type IncidentTimes = [openedAt: number, ack: number | null, resolve: number | null, page: number | null, key: string];
 
-export function analyticsRepo(store: Pick<Store, 'dialect' | 'param'>) {
-  // The text of each upsert and row count, made once: one string, whose hash the statement cache has seen.
-  const texts = new Map<Upsert, string[]>();
-  const textOf = (u: Upsert, rows: number): string => {
-    let byRows = texts.get(u);
-    if (!byRows) texts.set(u, (byRows = []));
-    return (byRows[rows] ??= upsertSql(u, rows, store.param));
-  };
+export function analyticsRepo(store: Pick<Store, 'dialect'>) {
   return {
     /**
-     * Adds what a batch of changes counted, in the caller's transaction; rows go in key order (no deadlock between
-     * writers). SQLite runs one prepared statement a row (no round trips to save); PostgreSQL one statement a chunk.
+     * Adds what a batch of changes counted, in the caller's transaction (analytics-sql.ts): on SQLite one prepared
+     * statement a row (no round trips to save), on PostgreSQL one statement for all tables.
      */
     async apply(db: Kysely<DB>, d: Deltas): Promise<void> {
-      const write = async (u: Upsert, rows: unknown[][]) => {
-        for (let i = 0; i < rows.length;) {
-          const n = store.dialect === 'sqlite' ? 1 : Math.min(CHUNK, rows.length - i);
-          await runSql(db, textOf(u, n), rows.slice(i, i + n).flat());
-          i += n;
-        }
-      };
-      for (const [u, map] of [[HOURLY, d.hourly], [DAILY, d.daily]] as const) {
-        await write(u, sortedRows(map).map((r) => [r.orgId, r.dim, r.time, r.key, ...measuresOf(r)]));
+      if (store.dialect === 'sqlite') {
+        for (const s of sqliteRollupStatements(d)) await runSql(db, s.text, s.params);
+        return;
       }
-      for (const [u, map] of [[NOISY_DAILY, d.noisy], [NOISY_MONTHLY, d.noisyMonthly]] as const) {
-        await write(u, sortedRows(map).map((r) => [r.orgId, r.day, r.integrationId, r.fingerprint, r.clientId, r.title, ...measuresOf(r)]));
-      }
-      await write(PAGES, sortedRows(d.pages).map((r) => [r.orgId, r.day, r.userId, r.clientId, r.working, r.offHours]));
+      const s = pgRollupStatement(d);
+      if (s) await runSql(db, s.text, s.params);
     },
 
     /** An incident's row, once (a retried workflow run does not count it twice). */

@@ -3,10 +3,11 @@ import type { PgRun } from '../../db/database.ts';
 import { COLUMNS, MEASURES, rollup, sortedRows, type CountRow, type Deltas, type Fact, type NoisyRow, type OrgAnalytics, type PageRow } from './analytics-fns.ts';
 
 /**
- * The rollups' upserts written out once as SQL text, for the alert writer's ingest paths that run outside Kysely:
- * SQLite's prepared statements (the main thread's or the writer thread's connection) and PostgreSQL's group commit
- * (one statement per table, its rows as arrays). Every measure adds to what is stored, so concurrent writers
- * never overwrite each other; rows go in key order, so two writers lock shared rows in the same order.
+ * The rollups' upserts written out once as SQL text, for every writer of counts: SQLite runs one prepared statement
+ * a row (the main thread's or the writer thread's connection; no round trip to save), PostgreSQL one statement for
+ * all tables, each table's rows as arrays (a round trip costs more than the rows). Every measure adds to what is
+ * stored, so concurrent writers never overwrite each other; tables go in one order and rows in key order, so two
+ * writers lock shared rows in the same order.
  */
 
 interface Spec<R> {
@@ -62,10 +63,10 @@ const upsert = (s: Spec<never>, rows: string) =>
   `insert into ${s.table} (${s.columns.map(([c]) => c).join(', ')}) ${rows} on conflict (${s.key.join(', ')}) do update set ${s.set}`;
 
 /** Each part's rows as statement parameters, in key order. */
-function rowsOf(d: Deltas): Array<{ spec: Spec<never>; params: unknown[][] }> {
+function rowsOf(d: Deltas): Array<{ part: Part; spec: Spec<never>; params: unknown[][] }> {
   return PARTS.map((part) => {
     const spec = SPECS[part] as unknown as Spec<Record<string, unknown>>;
-    return { spec: spec as Spec<never>, params: sortedRows(d[part] as Map<string, Record<string, unknown> & { orgId: string }>).map((r) => spec.params(r)) };
+    return { part, spec: spec as Spec<never>, params: sortedRows(d[part] as Map<string, Record<string, unknown> & { orgId: string }>).map((r) => spec.params(r)) };
   }).filter((p) => p.params.length > 0);
 }
 
@@ -73,12 +74,15 @@ const SETTINGS_SQL = (p: string) => `select id, timezone, analytics_labels from 
 const settingsOf = (r: { timezone: string; analytics_labels: string } | undefined): OrgAnalytics =>
   ({ zone: r?.timezone ?? 'UTC', labels: r ? JSON.parse(r.analytics_labels) as string[] : [] });
 
+/** SQLite: each table's upsert of one row, numbered parameters. */
+const SQLITE_UPSERTS = new Map(PARTS.map((part) => {
+  const s = SPECS[part] as Spec<never>;
+  return [part, upsert(s, `values (${s.columns.map((_, i) => `?${i + 1}`).join(', ')})`)];
+}));
+
 /** SQLite: counts facts inside the caller's transaction with statements prepared on its connection, one run per row. */
 export function sqliteRollups(raw: DatabaseSync) {
-  const statements = new Map(PARTS.map((part) => {
-    const s = SPECS[part] as Spec<never>;
-    return [s.table, raw.prepare(upsert(s, `values (${s.columns.map((_, i) => `?${i + 1}`).join(', ')})`))];
-  }));
+  const statements = new Map([...SQLITE_UPSERTS].map(([part, text]) => [part, raw.prepare(text)]));
   const settings = raw.prepare(SETTINGS_SQL('?1'));
   return {
     record(facts: readonly Fact[]): void {
@@ -89,22 +93,52 @@ export function sqliteRollups(raw: DatabaseSync) {
         if (!o) orgs.set(id, (o = settingsOf(settings.get(id) as { timezone: string; analytics_labels: string } | undefined)));
         return o;
       };
-      for (const { spec, params } of rowsOf(rollup(facts, org))) {
-        const st = statements.get(spec.table) as StatementSync;
+      for (const { part, params } of rowsOf(rollup(facts, org))) {
+        const st = statements.get(part) as StatementSync;
         for (const p of params) st.run(...(p as never[]));
       }
     },
   };
 }
 
-/** PostgreSQL's group commit: counts facts in its transaction, one statement per rollup table (each column's values as one array). */
+/** A statement's text and its parameters. */
+export interface Statement {
+  text: string;
+  params: unknown[];
+}
+
+/** SQLite: the deltas as one upsert per row, for a caller on Kysely's connection. */
+export function sqliteRollupStatements(d: Deltas): Statement[] {
+  return rowsOf(d).flatMap(({ part, params }) => params.map((p) => ({ text: SQLITE_UPSERTS.get(part) as string, params: p })));
+}
+
+// One text per set of tables written (at most 2^5), each a server-side prepared statement of its own name.
+const pgTexts = new Map<string, Statement & { name: string }>();
+
+/**
+ * PostgreSQL: the deltas in one statement, a data-modifying WITH per table (in PARTS order), each table's rows as
+ * one array per column; null when there is nothing to count.
+ */
+export function pgRollupStatement(d: Deltas): (Statement & { name: string }) | null {
+  const parts = rowsOf(d);
+  if (parts.length === 0) return null;
+  const key = parts.map((p) => PARTS.indexOf(p.part)).join('');
+  let made = pgTexts.get(key);
+  if (made === undefined) {
+    let n = 0;
+    const ctes = parts.map(({ spec }, i) =>
+      `t${i} as (${upsert(spec, `select * from unnest(${spec.columns.map(([, type]) => `$${++n}::${type}[]`).join(', ')})`)})`);
+    pgTexts.set(key, (made = { name: `alertflow_rollups_${key}`, text: `with ${ctes.join(', ')} select 1`, params: [] }));
+  }
+  return { ...made, params: parts.flatMap(({ spec, params }) => spec.columns.map((_, i) => params.map((p) => p[i]))) };
+}
+
+/** PostgreSQL's group commit: counts facts in its transaction, the organizations' settings read in one statement and the counts written in one. */
 export async function pgRecord(run: PgRun, facts: readonly Fact[]): Promise<void> {
   if (facts.length === 0) return;
   const ids = [...new Set(facts.map((f) => f.alert.orgId))];
   const rows = await run<{ id: string; timezone: string; analytics_labels: string }>('alertflow_rollup_settings', SETTINGS_SQL('any($1)'), [ids]);
   const orgs = new Map(rows.map((r) => [r.id, settingsOf(r)]));
-  for (const { spec, params } of rowsOf(rollup(facts, (id) => orgs.get(id) ?? settingsOf(undefined)))) {
-    await run(`alertflow_rollup_${spec.table}`, upsert(spec, `select * from unnest(${spec.columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})`),
-      spec.columns.map((_, i) => params.map((p) => p[i])));
-  }
+  const statement = pgRollupStatement(rollup(facts, (id) => orgs.get(id) ?? settingsOf(undefined)));
+  if (statement) await run(statement.name, statement.text, statement.params);
 }
