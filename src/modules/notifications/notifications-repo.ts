@@ -7,6 +7,11 @@ import type { Keyset } from '../../lib/pagination.ts';
 
 export type NotificationRow = DB['notifications'];
 export type IncidentRow = DB['incidents'];
+/** What a page's message shows of its incident and workflow; each absent when there is none (or it is gone). */
+export interface PageContext {
+  incident?: IncidentRow;
+  workflow?: { name: string | null; trigger: string };
+}
 
 /** What a delivery attempt records; it applies only while the attempt is still the row's latest. */
 export type AttemptResult = Pick<NotificationRow, 'status' | 'last_error' | 'response_status' | 'sent_at'> & { provider_ref?: string };
@@ -32,6 +37,9 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
   const recordText = t(`update notifications
     set status = $1, last_error = $2, response_status = $3, sent_at = $4, paced_at = null, updated_at = $5, provider_ref = coalesce($8, provider_ref)
     where id = $6 and attempts = $7 and (status = 'pending' or (status = 'cancelled' and $1 = 'sent'))`);
+  // One row whatever is found: the incident's columns (null without one) and the workflow's name and trigger.
+  const contextText = t(`select i.*, w.name as page_workflow_name, w.trigger as page_workflow_trigger from (select 1 as one) page
+    left join incidents i on i.org_id = $1 and i.id = $2 left join workflows w on w.org_id = $1 and w.id = $3`);
   const ofAlert = (db: Kysely<DB>, orgId: string, alertId: string) =>
     db.selectFrom('notifications').where('org_id', '=', orgId).where('alert_id', '=', alertId);
   return {
@@ -129,11 +137,17 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
 
     alertExists: async (db: Kysely<DB>, orgId: string, alertId: string): Promise<boolean> =>
       (await db.selectFrom('alerts').select('id').where('org_id', '=', orgId).where('id', '=', alertId).executeTakeFirst()) !== undefined,
-    // A page's message reads its incident and workflow as they are now (SQL templates, as the page's statements above).
-    incident: async (db: Kysely<DB>, orgId: string, id: string): Promise<IncidentRow | undefined> =>
-      (await sql<IncidentRow>`select * from incidents where org_id = ${orgId} and id = ${id}`.execute(db)).rows[0],
-    workflow: async (db: Kysely<DB>, orgId: string, id: string): Promise<Pick<DB['workflows'], 'id' | 'name' | 'trigger'> | undefined> =>
-      (await sql<Pick<DB['workflows'], 'id' | 'name' | 'trigger'>>`select id, name, trigger from workflows where org_id = ${orgId} and id = ${id}`.execute(db)).rows[0],
+    /** A page's incident and workflow as they are now (either id may be null), read in one statement. */
+    async context(db: Kysely<DB>, orgId: string, incidentId: string | null, workflowId: string | null): Promise<PageContext> {
+      if (incidentId === null && workflowId === null) return {};
+      const [row] = await runSql<IncidentRow & { page_workflow_name: string | null; page_workflow_trigger: string | null }>(db, contextText, [orgId, incidentId, workflowId]);
+      if (!row) return {};
+      const { page_workflow_name: name, page_workflow_trigger: trigger, ...incident } = row;
+      return {
+        ...(incident.id !== null && { incident }),
+        ...(workflowId !== null && trigger !== null && { workflow: { name, trigger } }),
+      };
+    },
   };
 }
 export type NotificationsRepo = ReturnType<typeof notificationsRepo>;

@@ -194,9 +194,7 @@ export function notificationsService(deps: NotificationsDeps) {
       if (err instanceof AppError && err.code === 'NOT_FOUND') throw new PermanentFailure('The alert no longer exists');
       throw err;
     }
-    const incidentId = alert.incidentId ?? row.incident_id;
-    const incident = incidentId ? await repo.incident(store.db, row.org_id, incidentId) : undefined;
-    const workflow = row.workflow_id === null ? undefined : await repo.workflow(store.db, row.org_id, row.workflow_id);
+    const { incident, workflow } = await repo.context(store.db, row.org_id, alert.incidentId ?? row.incident_id, row.workflow_id);
     return {
       alert,
       incident: incident ? toIncident(incident) : null,
