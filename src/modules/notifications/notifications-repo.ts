@@ -31,8 +31,12 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
   const t = (text: string) => textFor(store, text);
   const insertTexts = new Map<string, string>();
   const getText = t('select * from notifications where id = $1');
-  const claimText = t(`update notifications set attempts = $1, updated_at = $2, last_error = null, response_status = null
-    where id = $3 and status = 'pending' and attempts = $4 and (attempts = 0 or last_error is not null or updated_at < $5) returning *`);
+  // Free: never tried, or its last attempt recorded a failure, or that attempt went silent past its lease.
+  const free = '(attempts = 0 or last_error is not null or updated_at < $3)';
+  const claimText = t(`update notifications set attempts = attempts + 1, updated_at = $1, last_error = null, response_status = null
+    where id = $2 and status = 'pending' and ${free} returning *`);
+  const claimReadText = t(`update notifications set attempts = attempts + 1, updated_at = $1, last_error = null, response_status = null
+    where id = $2 and status = 'pending' and ${free} and attempts = $4 returning *`);
   // A provider's reference is kept only when the attempt has one; a cancelled page that was sent says so.
   const recordText = t(`update notifications
     set status = $1, last_error = $2, response_status = $3, sent_at = $4, paced_at = null, updated_at = $5, provider_ref = coalesce($8, provider_ref)
@@ -59,12 +63,14 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
     get: async (db: Kysely<DB>, id: string): Promise<NotificationRow | undefined> => (await runSql<NotificationRow>(db, getText, [id]))[0],
 
     /**
-     * Takes the next attempt of a pending notification: one conditional UPDATE, so of two workers running
-     * the same job only one gets it. An attempt that recorded nothing for `staleBefore`'s span is presumed
-     * dead (its worker crashed) and may be taken over; a live one may not.
+     * Takes the next attempt of a pending notification and returns the row as claimed: one conditional UPDATE, so
+     * of two workers running the same job only one gets it (the winner's attempt is neither failed nor stale).
+     * An attempt that recorded nothing for `staleBefore`'s span is presumed dead (its worker crashed) and may be
+     * taken over; a live one may not. `attempts`: the count the caller read, when it read the row first (the claim
+     * then fails if another attempt came in between).
      */
-    claim: async (db: Kysely<DB>, id: string, attempts: number, now: number, staleBefore: number): Promise<NotificationRow | undefined> =>
-      (await runSql<NotificationRow>(db, claimText, [attempts + 1, now, id, attempts, staleBefore]))[0],
+    claim: async (db: Kysely<DB>, id: string, attempts: number | null, now: number, staleBefore: number): Promise<NotificationRow | undefined> =>
+      (await runSql<NotificationRow>(db, attempts === null ? claimText : claimReadText, attempts === null ? [now, id, staleBefore] : [now, id, staleBefore, attempts]))[0],
 
     /**
      * Records the outcome of attempt number `attempt`; a later attempt's row is left alone. A page cancelled
