@@ -113,7 +113,7 @@ export function sqliteRollupStatements(d: Deltas): Statement[] {
 }
 
 // One text per set of tables written (at most 2^5), each a server-side prepared statement of its own name.
-const pgTexts = new Map<string, Statement & { name: string }>();
+const pgTexts = new Map<string, { name: string; text: string }>();
 
 /**
  * PostgreSQL: the deltas in one statement, a data-modifying WITH per table (in PARTS order), each table's rows as
@@ -128,7 +128,7 @@ export function pgRollupStatement(d: Deltas): (Statement & { name: string }) | n
     let n = 0;
     const ctes = parts.map(({ spec }, i) =>
       `t${i} as (${upsert(spec, `select * from unnest(${spec.columns.map(([, type]) => `$${++n}::${type}[]`).join(', ')})`)})`);
-    pgTexts.set(key, (made = { name: `alertflow_rollups_${key}`, text: `with ${ctes.join(', ')} select 1`, params: [] }));
+    pgTexts.set(key, (made = { name: `alertflow_rollups_${key}`, text: `with ${ctes.join(', ')} select 1` }));
   }
   return { ...made, params: parts.flatMap(({ spec, params }) => spec.columns.map((_, i) => params.map((p) => p[i]))) };
 }

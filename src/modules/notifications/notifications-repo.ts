@@ -31,12 +31,12 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
   const t = (text: string) => textFor(store, text);
   const insertTexts = new Map<string, string>();
   const getText = t('select * from notifications where id = $1');
-  // Free: never tried, or its last attempt recorded a failure, or that attempt went silent past its lease.
-  const free = '(attempts = 0 or last_error is not null or updated_at < $3)';
-  const claimText = t(`update notifications set attempts = attempts + 1, updated_at = $1, last_error = null, response_status = null
-    where id = $2 and status = 'pending' and ${free} returning *`);
-  const claimReadText = t(`update notifications set attempts = attempts + 1, updated_at = $1, last_error = null, response_status = null
-    where id = $2 and status = 'pending' and ${free} and attempts = $4 returning *`);
+  // Free: never tried, or its last attempt recorded a failure, or that attempt went silent past its lease; `also`, a
+  // further condition (the attempts the caller read).
+  const claimSql = (also: string) => t(`update notifications set attempts = attempts + 1, updated_at = $1, last_error = null, response_status = null
+    where id = $2 and status = 'pending' and (attempts = 0 or last_error is not null or updated_at < $3)${also} returning *`);
+  const claimText = claimSql('');
+  const claimReadText = claimSql(' and attempts = $4');
   // A provider's reference is kept only when the attempt has one; a cancelled page that was sent says so.
   const recordText = t(`update notifications
     set status = $1, last_error = $2, response_status = $3, sent_at = $4, paced_at = null, updated_at = $5, provider_ref = coalesce($8, provider_ref)
@@ -147,8 +147,7 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
     async context(db: Kysely<DB>, orgId: string, incidentId: string | null, workflowId: string | null): Promise<PageContext> {
       if (incidentId === null && workflowId === null) return {};
       const [row] = await runSql<IncidentRow & { page_workflow_name: string | null; page_workflow_trigger: string | null }>(db, contextText, [orgId, incidentId, workflowId]);
-      if (!row) return {};
-      const { page_workflow_name: name, page_workflow_trigger: trigger, ...incident } = row;
+      const { page_workflow_name: name, page_workflow_trigger: trigger, ...incident } = row as NonNullable<typeof row>;
       return {
         ...(incident.id !== null && { incident }),
         ...(workflowId !== null && trigger !== null && { workflow: { name, trigger } }),

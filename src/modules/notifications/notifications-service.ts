@@ -287,6 +287,12 @@ export function notificationsService(deps: NotificationsDeps) {
     escalation_id: null, step: null, recipient_id: input.recipientId, payload: JSON.stringify(input.notice),
   });
 
+  async function rowOf(id: string): Promise<NotificationRow> {
+    const row = await repo.get(store.db, id);
+    if (!row) throw new Error(`Notification ${id} not found`);
+    return row;
+  }
+
   /**
    * One delivery attempt of a prepared notification to `delivery` (the channel and its target). Already
    * `sent` or `failed`: returns it, sending nothing. Otherwise sends the message (a page built from the alert
@@ -300,12 +306,8 @@ export function notificationsService(deps: NotificationsDeps) {
     const pace = channel?.pace?.(delivery.target, channelDeps) ?? null;
     // A paced page reads its row first, for its send slot; any other page's claim is the first statement it runs
     // (two per page cost more than its send on PostgreSQL: docs/benchmarks.md, "Alert to page: latency and the knee").
-    let row: NotificationRow | null = null;
-    if (pace !== null) {
-      row = (await repo.get(store.db, notificationId)) ?? null;
-      if (!row) throw new Error(`Notification ${notificationId} not found`);
-      if (row.status !== 'pending') return toNotification(row);
-    }
+    const row = pace === null ? null : await rowOf(notificationId);
+    if (row !== null && row.status !== 'pending') return toNotification(row);
     const host = channel?.host(delivery.target) ?? null;
     if (host !== null) {
       const admission = admit(hosts, breakerPolicy, host, now);
@@ -322,8 +324,7 @@ export function notificationsService(deps: NotificationsDeps) {
     const staleBefore = now - leaseOf(row !== null && isChannelType(row.channel) ? row.channel : delivery.channel);
     const claimed = await claims((trx) => repo.claim(trx, notificationId, row?.attempts ?? null, now, staleBefore));
     if (!claimed) {
-      const current = await repo.get(store.db, notificationId);
-      if (!current) throw new Error(`Notification ${notificationId} not found`);
+      const current = await rowOf(notificationId);
       if (current.status !== 'pending') return toNotification(current);
       throw new RetryableDeliveryError('Another attempt of this notification is in progress', current.attempts);
     }
