@@ -75,6 +75,8 @@ export interface Config {
    * 60,000. For tests only, which shorten it to see a policy run in seconds.
    */
   readonly escalationMinuteMs: number;
+  /** Memory of one password hash (argon2id), in KiB (PASSWORD_HASH_MEMORY_KIB): 65,536 (64 MiB). */
+  readonly passwordHashMemoryKib: number;
   /**
    * How often the live stream's poller reads new events (LIVE_POLL_MS): 250 ms on SQLite; 2,000 ms on
    * PostgreSQL, where NOTIFY wakes it at once and the poll is a fallback. Tests lengthen it to prove NOTIFY.
@@ -285,6 +287,7 @@ export function loadConfig(env: Env = process.env): Config {
     handoffCheckSeconds: int(env, 'HANDOFF_CHECK_SECONDS', 60, 1, 300),
     reportCheckSeconds: int(env, 'REPORT_CHECK_SECONDS', 300, 1, 3600),
     escalationMinuteMs: int(env, 'ESCALATION_MINUTE_MS', 60_000, 10, 60_000),
+    passwordHashMemoryKib: int(env, 'PASSWORD_HASH_MEMORY_KIB', 65_536, 1_024, 4_194_304),
     livePollMs: env.LIVE_POLL_MS === undefined || env.LIVE_POLL_MS === '' ? null : int(env, 'LIVE_POLL_MS', 0, 10, 3_600_000),
     providers: Object.freeze({
       twilio: twilio(env),

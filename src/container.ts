@@ -73,6 +73,7 @@ import { calendarFeedsService } from './modules/schedules/calendar-feeds-service
 import { suppressionRepo } from './modules/suppression/suppression-repo.ts';
 import { suppressionService } from './modules/suppression/suppression-service.ts';
 import { usersRepo } from './modules/users/users-repo.ts';
+import { passwords } from './modules/users/passwords.ts';
 import { usersService } from './modules/users/users-service.ts';
 import { workflowsRepo } from './modules/workflows/workflows-repo.ts';
 import { workflowsService } from './modules/workflows/workflows-service.ts';
@@ -181,8 +182,9 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     statusChanged: (db, incident) => queue.send<MessageUpdate>(db, 'message-updates', { orgId: incident.org_id, incidentId: incident.id }, MESSAGE_UPDATE_RETRY, { group: incident.org_id }),
     minuteMs: config.escalationMinuteMs,
   });
+  const hashes = passwords(config.passwordHashMemoryKib);
   const users = usersService({
-    store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl,
+    store, repo: usersRepo(), audit, clock, cursors, log, mailer, smtpFrom: config.smtpFrom, baseUrl: config.baseUrl, passwords: hashes,
     forgetMember: [incidents.unassignMember, schedules.forgetMember, calendarFeeds.forgetMember],
   });
   const contacts = contactsService({
@@ -199,6 +201,7 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
       perAccount: limits.signInFailuresPerAccount, perDevice: limits.signInFailuresPerDevice,
     },
     deviceSecret: secret,
+    passwords: hashes,
   });
   const clientRows = clientsRepo();
   const clients = clientsService({ store, repo: clientRows, alerts: alertWrites, audit, clock, cursors });

@@ -80,6 +80,9 @@ export async function startHarness(kind: StoreKind, env: Record<string, string> 
       RATE_LIMIT_API_KEYS_PER_DAY: '1000',
       RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '100000',
       RATE_LIMIT_AUTH_FAILURES_PER_CREDENTIAL_PER_MINUTE: '100000',
+      // 1 MiB password hashes (test/unit/passwords.test.ts checks the 64 MiB default): the suite hashes and checks
+      // a password in nearly every test, and at 64 MiB those hashes were a third of some files' CPU.
+      PASSWORD_HASH_MEMORY_KIB: '1024',
       ...env,
     }),
     // The app may reach the store through something the test controls (a proxy it can cut).

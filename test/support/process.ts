@@ -36,6 +36,8 @@ export const BASE_ENV: Readonly<Record<string, string>> = {
   RATE_LIMIT_API_KEYS_PER_DAY: '100000',
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '1000000',
   RATE_LIMIT_AUTH_FAILURES_PER_CREDENTIAL_PER_MINUTE: '1000000',
+  // As in harness.ts: 1 MiB password hashes, the default being checked in test/unit/passwords.test.ts.
+  PASSWORD_HASH_MEMORY_KIB: '1024',
 };
 
 /** Values set to undefined are left out, so a test can drop a default. */

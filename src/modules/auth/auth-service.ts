@@ -1,4 +1,3 @@
-import argon2 from 'argon2';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { inTransaction, type Store } from '../../db/database.ts';
@@ -10,6 +9,7 @@ import { AppError } from '../../lib/errors.ts';
 import type { AuditService } from '../audit/audit-service.ts';
 import type { OrgsService } from '../orgs/orgs-service.ts';
 import type { ChangePasswordBody, Role } from '../users/users-schemas.ts';
+import type { Passwords } from '../users/passwords.ts';
 import type { UsersService } from '../users/users-service.ts';
 import { deviceCookieFor, deviceOf, hashToken, newToken, scopesOfRole, sessionExpiry, type SessionLimits } from './auth-fns.ts';
 import type { AuthRepo } from './auth-repo.ts';
@@ -59,14 +59,15 @@ export function authService(deps: {
   signInFailures: { perAddress: RateLimiter; perAccountAddress: RateLimiter; perAccount: RateLimiter; perDevice: RateLimiter };
   /** Signs device cookies. */
   deviceSecret: string;
+  passwords: Passwords;
 }) {
-  const { store, repo, orgs, users, audit, clock, log, sessionLimits, signInFailures, deviceSecret } = deps;
+  const { store, repo, orgs, users, audit, clock, log, sessionLimits, signInFailures, deviceSecret, passwords } = deps;
 
   // Unknown emails are checked against this hash, so a wrong email costs the same time as a wrong password.
   let dummyHash: Promise<string> | undefined;
   const verifyNobody = async (password: string): Promise<void> => {
-    dummyHash ??= argon2.hash(newToken(), { type: argon2.argon2id });
-    await argon2.verify(await dummyHash, password);
+    dummyHash ??= passwords.hash(newToken());
+    await passwords.verify(await dummyHash, password);
   };
 
   const viewOf = (s: SessionFacts): SessionView => {
@@ -177,7 +178,7 @@ export function authService(deps: {
         .filter((u) => input.organizationId === undefined || u.org_id === input.organizationId);
       if (candidates.length === 0) await verifyNobody(input.password);
       const matched: typeof candidates = [];
-      for (const u of candidates) if (await argon2.verify(u.password_hash as string, input.password)) matched.push(u);
+      for (const u of candidates) if (await passwords.verify(u.password_hash as string, input.password)) matched.push(u);
 
       if (matched.length === 0) {
         for (const u of candidates) {
@@ -232,7 +233,7 @@ export function authService(deps: {
       const me = await users.get(session.orgId, session.userId);
       const giveBack = await takeAttempt([[signInFailures.perAddress, ip], [signInFailures.perAccount, me.email.toLowerCase()]]);
       const hash = await users.passwordHash(session.orgId, session.userId);
-      if (hash === null || !(await argon2.verify(hash, input.currentPassword))) {
+      if (hash === null || !(await passwords.verify(hash, input.currentPassword))) {
         throw new AppError('VALIDATION_ERROR', 'The current password is wrong', [{ path: '/currentPassword', message: 'is not your current password' }]);
       }
       await giveBack();

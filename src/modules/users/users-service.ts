@@ -1,4 +1,3 @@
-import argon2 from 'argon2';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { inTransaction, isUniqueViolation, type Store } from '../../db/database.ts';
@@ -18,6 +17,7 @@ import { hashToken, newToken, scopesOfRole } from '../auth/auth-fns.ts';
 import { messageId } from '../notifications/notifications-fns.ts';
 import { isValidTimezone } from '../suppression/recurrence-fns.ts';
 import { linkMail } from './users-fns.ts';
+import type { Passwords } from './passwords.ts';
 import type { UserRow, UsersRepo } from './users-repo.ts';
 import type { CreatedUser, CreateUserBody, Role, UpdateUserBody, User } from './users-schemas.ts';
 
@@ -35,8 +35,6 @@ export const toUser = (r: UserRow): User => ({
   updatedAt: iso(r.updated_at),
 });
 
-const hashPassword = (password: string): Promise<string> => argon2.hash(password, { type: argon2.argon2id });
-
 /** What else names a member and must stay valid once they are removed. */
 export type MemberReferences = (db: Kysely<DB>, orgId: string, userId: string, actor: Actor, at: number) => Promise<void>;
 
@@ -51,8 +49,9 @@ export function usersService(deps: {
   smtpFrom: string;
   baseUrl: string;
   forgetMember: MemberReferences[];
+  passwords: Passwords;
 }) {
-  const { store, repo, audit, clock, cursors, log, mailer, smtpFrom, baseUrl, forgetMember } = deps;
+  const { store, repo, audit, clock, cursors, log, mailer, smtpFrom, baseUrl, forgetMember, passwords } = deps;
 
   async function found(db: Kysely<DB>, orgId: string, id: string): Promise<UserRow> {
     const row = await repo.get(db, orgId, id);
@@ -119,7 +118,7 @@ export function usersService(deps: {
       email,
       name: input.name.trim() || email,
       role: input.role,
-      password_hash: input.password ? await hashPassword(input.password) : null,
+      password_hash: input.password ? await passwords.hash(input.password) : null,
       timezone: null,
       created_at: now,
       updated_at: now,
@@ -212,7 +211,7 @@ export function usersService(deps: {
 
     /** Sets a password and ends the member's sessions but `keepIdHash` (the one that changed it, if any). */
     async setPassword(db: Kysely<DB>, orgId: string, id: string, password: string, keepIdHash: string | null): Promise<UserRow> {
-      const updated = await repo.update(db, orgId, id, { password_hash: await hashPassword(password), updated_at: clock.now() });
+      const updated = await repo.update(db, orgId, id, { password_hash: await passwords.hash(password), updated_at: clock.now() });
       if (!updated) throw notFound('User');
       await repo.endSessions(db, orgId, id, keepIdHash);
       return updated;
