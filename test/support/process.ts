@@ -46,7 +46,8 @@ export type ChildEnv = Record<string, string | undefined>;
 /** A clean environment: nothing from the test runner's own configuration leaks into the child. */
 function childEnv(env: ChildEnv): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG']) {
+  // NODE_COMPILE_CACHE: `npm test` keeps Node's compiled code between its processes (docs/testing.md).
+  for (const name of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_COMPILE_CACHE']) {
     const v = process.env[name];
     if (v !== undefined) out[name] = v;
   }
