@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useLayoutEffect, useRef, useState, type FormEvent } from 'react';
 import type { User } from '../../api/types';
 import { ErrorDisplay } from '../../components/error-display';
 import { fieldErrors, SelectField, TextField } from '../../components/form';
@@ -24,7 +24,9 @@ export function OverrideDialog({ pick, zone, users, index, saving, error, onSave
   const [start, setStart] = useState('');
   const [end, setEnd] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
-  useEffect(() => {
+  // A layout effect: the fields are filled before the dialog is first drawn, where an effect would open it empty
+  // for a frame (a test reading the prefilled start then saw '').
+  useLayoutEffect(() => {
     const d = ref.current;
     if (!d) return;
     if (pick) {
