@@ -92,3 +92,63 @@ describe('lock order (postgres): a page recorded while its incident is acknowled
     assert.deepEqual(rows.map((r) => Number(r.v)), [2, 2], 'each transaction\'s updates once: the lost run left nothing');
   });
 });
+
+describe('incident counter (postgres): a run that waited for it and found its incident opened lets it go', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness('postgres');
+  });
+  after(() => h.close());
+
+  /** What openOrJoin needs of a stored alert. */
+  const ref = async (alertId: string) => {
+    const a = await h.c.alerts.get(h.org.id, alertId);
+    return { id: alertId, incidentId: null, orgId: h.org.id, severity: a.severity, clientId: a.clientId, integrationId: a.integrationId, fingerprint: a.fingerprint, title: a.title, labels: a.labels };
+  };
+
+  it('another group opens its incident while that run is still uncommitted', async () => {
+    const integ = await h.integration();
+    const [a1, a2, b1] = [await h.ingestAlert(integ.path, { title: 'Disk full on a1', severity: 'high', labels: { service: 'a' } }),
+      await h.ingestAlert(integ.path, { title: 'Disk full on a2', severity: 'high', labels: { service: 'a' } }),
+      await h.ingestAlert(integ.path, { title: 'Queue stuck on b1', severity: 'high', labels: { service: 'b' } })];
+    // Disabled, so that only this test opens incidents for it.
+    const workflowId = (await h.ok('POST', '/api/v1/workflows', { body: { name: 'group', trigger: 'alert.created', enabled: false, actions: [{ type: 'create_incident', groupBy: ['labels.service'] }] } }, 201)).data.id as string;
+    const db = h.c.store.db;
+    const open = (trx: typeof db, groupKey: string, alertId: string) => ref(alertId).then((alert) =>
+      h.c.incidents.openOrJoin(trx, { workflowId, groupKey, title: groupKey, alert }, h.clock.now()));
+
+    let joined!: () => void;
+    const reached = new Promise<void>((resolve) => (joined = resolve));
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    let joiner: Promise<{ opened: boolean }> | undefined;
+    await db.transaction().execute(async (t1) => {
+      assert.equal((await open(t1, 'service=a', a1)).opened, true);
+      // A second run of the same group, before the first commits: it waits for the counter.
+      joiner = db.transaction().execute(async (t2) => {
+        const r = await open(t2, 'service=a', a2);
+        joined();
+        await held; // its transaction stays open: the rest of a workflow run
+        return r;
+      });
+      joiner.catch(() => undefined);
+      await eventually('the second run waiting for the counter', () => lockWaited(db));
+    });
+    await reached;
+    // The joiner holds its transaction open. A new group's incident must not wait for it: before, the counter's
+    // lock stayed with it to its commit (lock_timeout turns that wait into a failure instead of a hang).
+    try {
+      const b = await db.transaction().execute(async (t3) => {
+        await sql`set local lock_timeout = '5s'`.execute(t3);
+        return open(t3, 'service=b', b1);
+      });
+      assert.equal(b.opened, true);
+      assert.equal(b.incident.number, 2);
+    } finally {
+      finish();
+    }
+    assert.equal((await joiner)?.opened, false, 'the second run joined the incident the first opened');
+    const incidents = (await h.ok('GET', '/api/v1/incidents')).data as Array<{ number: number; alertCount: number }>;
+    assert.deepEqual(incidents.map((i) => [i.number, i.alertCount]).sort(), [[1, 2], [2, 1]]);
+  });
+});

@@ -58,12 +58,19 @@ export function incidentsRepo(deps: { live: Pick<LiveFeed, 'record'> }) {
     /**
      * Locks the organization's incident counter (creating it at 0) and returns its value: whoever holds it
      * is the only one opening an incident in the organization, so numbers have no gaps and no duplicates.
+     * The lock is taken under a savepoint: `letGo` rolls back to it, which releases the lock at once (a row
+     * lock is otherwise held to the end of the transaction), for a caller that found, once it held the lock,
+     * that it has nothing to open.
      */
-    async lockCounter(db: Kysely<DB>, orgId: string): Promise<number> {
+    async lockCounter(db: Kysely<DB>, orgId: string): Promise<{ last: number; letGo(): Promise<void> }> {
+      await sql`savepoint incident_counter`.execute(db);
       const r = await db.insertInto('incident_counters').values({ org_id: orgId, last_number: 0 })
         .onConflict((oc) => oc.column('org_id').doUpdateSet({ last_number: sql<number>`incident_counters.last_number` }))
         .returning('last_number').executeTakeFirstOrThrow();
-      return Number(r.last_number);
+      return {
+        last: Number(r.last_number),
+        letGo: async () => void (await sql`rollback to savepoint incident_counter`.execute(db)),
+      };
     },
     setCounter: (db: Kysely<DB>, orgId: string, n: number) =>
       db.updateTable('incident_counters').set({ last_number: n }).where('org_id', '=', orgId).execute(),

@@ -251,24 +251,29 @@ export function incidentsService(deps: {
       const current = p.alert.incidentId ? await repo.get(db, p.alert.orgId, p.alert.incidentId) : undefined;
       if (current && (OPEN_INCIDENT_STATUSES as readonly string[]).includes(current.status)) return { incident: current, opened: false, already: true };
       // Joining needs no lock; opening takes the counter lock and looks again, since another transaction may
-      // have opened the group's incident while this one waited for it.
+      // have opened the group's incident while this one waited for it. Then it lets the lock go at once: in a
+      // burst on new groups every run waits here, and each holding the lock to its commit would pass it on one
+      // whole run at a time (docs/architecture.md, "Lock order").
       let incident = await repo.findOpen(db, p.workflowId, p.groupKey);
       let opened = false;
-      const last = incident ? 0 : await repo.lockCounter(db, p.alert.orgId);
-      incident ??= await repo.findOpen(db, p.workflowId, p.groupKey);
       if (!incident) {
-        incident = {
-          id: newId('inc'), org_id: p.alert.orgId, number: last + 1, workflow_id: p.workflowId, group_key: p.groupKey,
-          title: p.title, severity: p.alert.severity, status: 'triggered', assignee_id: null, alert_count: 0,
-          client_id: p.alert.clientId, acknowledged_at: null, resolved_at: null, created_at: at, updated_at: at, snoozed_until: null,
-        };
-        await repo.insert(db, incident);
-        await repo.setCounter(db, p.alert.orgId, last + 1);
-        await record(db, incident, 'opened', SYSTEM, { workflowId: p.workflowId, groupKey: p.groupKey }, at);
-        const a = p.alert;
-        await deps.analytics?.incidentOpened(db, { id: incident.id, orgId: a.orgId, severity: a.severity, clientId: a.clientId, openedAt: at },
-          { orgId: a.orgId, severity: a.severity, clientId: a.clientId, integrationId: a.integrationId, fingerprint: a.fingerprint, title: a.title, labels: a.labels });
-        opened = true;
+        const counter = await repo.lockCounter(db, p.alert.orgId);
+        incident = await repo.findOpen(db, p.workflowId, p.groupKey);
+        if (incident) await counter.letGo();
+        else {
+          incident = {
+            id: newId('inc'), org_id: p.alert.orgId, number: counter.last + 1, workflow_id: p.workflowId, group_key: p.groupKey,
+            title: p.title, severity: p.alert.severity, status: 'triggered', assignee_id: null, alert_count: 0,
+            client_id: p.alert.clientId, acknowledged_at: null, resolved_at: null, created_at: at, updated_at: at, snoozed_until: null,
+          };
+          await repo.insert(db, incident);
+          await repo.setCounter(db, p.alert.orgId, counter.last + 1);
+          await record(db, incident, 'opened', SYSTEM, { workflowId: p.workflowId, groupKey: p.groupKey }, at);
+          const a = p.alert;
+          await deps.analytics?.incidentOpened(db, { id: incident.id, orgId: a.orgId, severity: a.severity, clientId: a.clientId, openedAt: at },
+            { orgId: a.orgId, severity: a.severity, clientId: a.clientId, integrationId: a.integrationId, fingerprint: a.fingerprint, title: a.title, labels: a.labels });
+          opened = true;
+        }
       }
       if (await deps.alerts.attachIncident(db, p.alert.orgId, p.alert.id, incident.id, at)) {
         await repo.countAlert(db, incident, p.alert.severity, at);
