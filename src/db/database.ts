@@ -119,6 +119,47 @@ export function afterCommit(db: Kysely<DB>, fn: () => void): void {
   if (!hooks.includes(fn)) hooks.push(fn);
 }
 
+/** Each SQL text's statement name, made once per process; `seen` counts its runs until it is named. */
+const statementNames = new Map<string, { name: string | null; seen: number }>();
+let namedCount = 0;
+/** A text is prepared once it has run this often: a hot path's statements are, one-off texts are not. */
+const HOT_AFTER = 3;
+/** At most this many prepared statements per connection (texts with lists of varying length are many). */
+const PREPARED_PER_CONNECTION = 200;
+
+/** PostgreSQL refusing a prepared statement whose result columns changed (a migration altered its table). */
+const isStaleStatement = (err: unknown): boolean => (err as { code?: string }).code === '0A000' && /cached plan must not change result type/.test((err as Error).message);
+
+/**
+ * Statements run often (Kysely's and runSql's, with parameters) become named prepared statements on each
+ * connection, so PostgreSQL parses and plans them once per connection instead of on every run: pages per second
+ * +21–27 % on PostgreSQL (docs/benchmarks.md, "Alert to page: latency and the knee"). When a migration changes
+ * the columns of a table under a prepared `select *` (`alertflow migrate` while older instances still run), that
+ * statement fails once with PostgreSQL's "cached plan must not change result type"; the connection then prepares
+ * its statements afresh.
+ */
+function namedStatements(client: { query: (...args: unknown[]) => unknown }): void {
+  const query = client.query.bind(client);
+  let prepared = new Set<string>();
+  let generation = 0;
+  client.query = (config: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof config !== 'string' || !Array.isArray(values) || values.length === 0 || callback !== undefined) return query(config, values, callback);
+    let known = statementNames.get(config);
+    if (known === undefined) statementNames.set(config, (known = { name: null, seen: 0 }));
+    if (known.name === null && ++known.seen >= HOT_AFTER) known.name = `af${++namedCount}`;
+    const name = known.name === null ? null : `${known.name}_${generation}`;
+    if (name === null || (!prepared.has(name) && prepared.size >= PREPARED_PER_CONNECTION)) return query(config, values);
+    prepared.add(name);
+    return (query({ name, text: config, values }) as Promise<unknown>).catch((err: unknown) => {
+      if (isStaleStatement(err)) {
+        generation += 1;
+        prepared = new Set();
+      }
+      throw err;
+    });
+  };
+}
+
 /** Opens the configured store; the PostgreSQL driver is loaded only when PostgreSQL is used. */
 export async function createStore(config: StoreConfig): Promise<Store> {
   if (config.kind === 'sqlite') {
@@ -144,7 +185,10 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   // pg-pool takes its idle listener off a client while it is checked out, so a connection dropped between two
   // queries of a transaction (a database restart) would emit 'error' with nobody listening and end the process.
   // The failure still reaches the caller through its next query, and release() discards the broken client.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    namedStatements(client);
+  });
   const db = new CommitHookedKysely({ dialect: new PostgresDialect({ pool }) });
   const prepared: PgPrepared = {
     run: async (name, text, values) => (await pool.query({ name, text, values })).rows,
@@ -217,13 +261,14 @@ const PG_UNAVAILABLE_MESSAGES = /Connection terminated|connection error|timeout 
 const SQLITE_UNAVAILABLE = new Set([5, 6, 10, 13, 14]);
 
 /**
- * A failure of the store itself (down, restarting, locked, out of disk) rather than of the statement: the
- * request may succeed when retried, so it is answered 503 instead of 500.
+ * A failure of the store itself (down, restarting, locked, out of disk, or a statement prepared before a migration
+ * changed its table) rather than of the statement: the request may succeed when retried, so it is answered 503
+ * instead of 500.
  */
 export function isStoreUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; errcode?: unknown; message?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
   if (e.errcode !== undefined) return SQLITE_UNAVAILABLE.has(Number(e.errcode) & 0xff);
-  if (typeof e.code === 'string' && (PG_UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  if (typeof e.code === 'string' && (PG_UNAVAILABLE_CODES.has(e.code) || e.code.startsWith('08') || isStaleStatement(err))) return true;
   return typeof e.message === 'string' && e.code === undefined && PG_UNAVAILABLE_MESSAGES.test(e.message);
 }
