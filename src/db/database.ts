@@ -132,8 +132,8 @@ const isStaleStatement = (err: unknown): boolean => (err as { code?: string }).c
 
 /**
  * Statements run often (Kysely's and runSql's, with parameters) become named prepared statements on each
- * connection, so PostgreSQL parses and plans them once per connection instead of on every run: pages per second
- * +21–27 % on PostgreSQL (docs/benchmarks.md, "Alert to page: latency and the knee"). When a migration changes
+ * connection, so PostgreSQL parses and plans them once per connection instead of on every run: 16–21 % more
+ * pages a second on PostgreSQL (docs/benchmarks.md, "Alert to page: latency and the knee"). When a migration changes
  * the columns of a table under a prepared `select *` (`alertflow migrate` while older instances still run), that
  * statement fails once with PostgreSQL's "cached plan must not change result type"; the connection then prepares
  * its statements afresh.
