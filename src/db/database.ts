@@ -27,20 +27,17 @@ export interface Store {
   close(): Promise<void>;
   /** SQLite only (null on PostgreSQL): the connection itself, for the ingest path's synchronous prepared statements. */
   readonly sqlite: SqliteConnection | null;
-  /** PostgreSQL only (null on SQLite): statements the ingest path runs often enough to keep prepared. */
+  /** PostgreSQL only (null on SQLite): the ingest path's statements on the pool directly, without Kysely. */
   readonly pg: PgPrepared | null;
 }
 
-/** Runs `text` as the server-side prepared statement `name` (one name is always given the same text). */
-export type PgRun = <R>(name: string, text: string, params: unknown[]) => Promise<R[]>;
+/** Runs SQL text with its parameters; prepared on the connection once it runs often (namedStatements). */
+export type PgRun = <R>(text: string, params: unknown[]) => Promise<R[]>;
 
 export interface PgPrepared {
-  /**
-   * Runs `text` as the server-side prepared statement `name`, on its own (autocommitted) on a pooled connection:
-   * each connection parses and plans it once, not on every call as Kysely's unnamed statements are.
-   */
+  /** Runs `text` on its own (autocommitted) on a pooled connection. */
   run: PgRun;
-  /** Runs `fn` in one transaction on one pooled connection, its statements prepared by name as `run`'s are. */
+  /** Runs `fn` in one transaction on one pooled connection. */
   transaction<T>(fn: (run: PgRun) => Promise<T>): Promise<T>;
 }
 
@@ -131,7 +128,7 @@ const PREPARED_PER_CONNECTION = 200;
 const isStaleStatement = (err: unknown): boolean => (err as { code?: string }).code === '0A000' && /cached plan must not change result type/.test((err as Error).message);
 
 /**
- * Statements run often (Kysely's and runSql's, with parameters) become named prepared statements on each
+ * Statements run often (Kysely's, runSql's and PgPrepared's, with parameters) become named prepared statements on each
  * connection, so PostgreSQL parses and plans them once per connection instead of on every run: 16–21 % more
  * pages a second on PostgreSQL (docs/benchmarks.md, "Alert to page: latency and the knee"). When a migration changes
  * the columns of a table under a prepared `select *` (`alertflow migrate` while older instances still run), that
@@ -191,13 +188,21 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   });
   const db = new CommitHookedKysely({ dialect: new PostgresDialect({ pool }) });
   const prepared: PgPrepared = {
-    run: async (name, text, values) => (await pool.query({ name, text, values })).rows,
+    // A checked-out client's query, not pool.query: that one passes a callback, which namedStatements leaves unnamed.
+    async run(text, values) {
+      const client = await pool.connect();
+      try {
+        return (await client.query(text, values)).rows;
+      } finally {
+        client.release();
+      }
+    },
     async transaction(fn) {
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query('begin');
-        const result = await fn(async (name, text, values) => (await client.query({ name, text, values })).rows);
+        const result = await fn(async (text, values) => (await client.query(text, values)).rows);
         await client.query('commit');
         return result;
       } catch (err) {

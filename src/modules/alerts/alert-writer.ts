@@ -299,16 +299,16 @@ export function alertWriter(deps: { store: Store; live: Pick<LiveFeed, 'record' 
       const sent = new Map(rows.map((r) => [`${r.org_id}\u0000${r.fingerprint}`, r.occurrences]));
       const written = await prepared.transaction(async (run: PgRun) => {
         const orgIds = [...new Set(rows.map((r) => r.org_id))];
-        const withWorkflows = new Set((await run<{ org_id: string }>('alertflow_orgs_with_workflows',
+        const withWorkflows = new Set((await run<{ org_id: string }>(
           'select distinct org_id from workflows where org_id = any($1) and enabled = 1', [orgIds])).map((r) => r.org_id));
-        const out = await run<WrittenAlert>('alertflow_ingest_upsert_many', manyText, ALERT_COLUMNS.map((c) => rows.map((r) => r[c])));
+        const out = await run<WrittenAlert>(manyText, ALERT_COLUMNS.map((c) => rows.map((r) => r[c])));
         for (const w of out) {
           const times = sent.get(`${w.org_id}\u0000${w.fingerprint}`) as number;
           const after = stateOf(w);
           addEffects(fx, Number(w.occurrences) === times ? null : { ...after, occurrences: after.occurrences - times }, after, withWorkflows.has(w.org_id));
         }
-        if (fx.flaps.length > 0) await applyFlaps(flapText, fx, (name, text, params) => run(name, text, params));
-        await run('alertflow_alert_effects', PG_EFFECTS_SQL, pgEffectParams(fx));
+        if (fx.flaps.length > 0) await applyFlaps(flapText, fx, (_name, text, params) => run(text, params));
+        await run(PG_EFFECTS_SQL, pgEffectParams(fx));
         await pgRecord(run, fx.facts);
         return out;
       });

@@ -112,14 +112,14 @@ export function sqliteRollupStatements(d: Deltas): Statement[] {
   return rowsOf(d).flatMap(({ part, params }) => params.map((p) => ({ text: SQLITE_UPSERTS.get(part) as string, params: p })));
 }
 
-// One text per set of tables written (at most 2^5), each a server-side prepared statement of its own name.
-const pgTexts = new Map<string, { name: string; text: string }>();
+// One text per set of tables written (at most 2^5), made once.
+const pgTexts = new Map<string, string>();
 
 /**
  * PostgreSQL: the deltas in one statement, a data-modifying WITH per table (in PARTS order), each table's rows as
  * one array per column; null when there is nothing to count.
  */
-export function pgRollupStatement(d: Deltas): (Statement & { name: string }) | null {
+export function pgRollupStatement(d: Deltas): Statement | null {
   const parts = rowsOf(d);
   if (parts.length === 0) return null;
   const key = parts.map((p) => PARTS.indexOf(p.part)).join('');
@@ -128,17 +128,17 @@ export function pgRollupStatement(d: Deltas): (Statement & { name: string }) | n
     let n = 0;
     const ctes = parts.map(({ spec }, i) =>
       `t${i} as (${upsert(spec, `select * from unnest(${spec.columns.map(([, type]) => `$${++n}::${type}[]`).join(', ')})`)})`);
-    pgTexts.set(key, (made = { name: `alertflow_rollups_${key}`, text: `with ${ctes.join(', ')} select 1` }));
+    pgTexts.set(key, (made = `with ${ctes.join(', ')} select 1`));
   }
-  return { ...made, params: parts.flatMap(({ spec, params }) => spec.columns.map((_, i) => params.map((p) => p[i]))) };
+  return { text: made, params: parts.flatMap(({ spec, params }) => spec.columns.map((_, i) => params.map((p) => p[i]))) };
 }
 
 /** PostgreSQL's group commit: counts facts in its transaction, the organizations' settings read in one statement and the counts written in one. */
 export async function pgRecord(run: PgRun, facts: readonly Fact[]): Promise<void> {
   if (facts.length === 0) return;
   const ids = [...new Set(facts.map((f) => f.alert.orgId))];
-  const rows = await run<{ id: string; timezone: string; analytics_labels: string }>('alertflow_rollup_settings', SETTINGS_SQL('any($1)'), [ids]);
+  const rows = await run<{ id: string; timezone: string; analytics_labels: string }>(SETTINGS_SQL('any($1)'), [ids]);
   const orgs = new Map(rows.map((r) => [r.id, settingsOf(r)]));
   const statement = pgRollupStatement(rollup(facts, (id) => orgs.get(id) ?? settingsOf(undefined)));
-  if (statement) await run(statement.name, statement.text, statement.params);
+  if (statement) await run(statement.text, statement.params);
 }

@@ -19,7 +19,7 @@ function keyByHash(store: Store): (hash: string) => Promise<KeyByHash | undefine
     return async (hash) => sqlite.read((raw) => (statement ??= raw.prepare(BY_HASH_SQL('?'))).get(hash) as KeyByHash | undefined);
   }
   if (!pg) throw new Error('a PostgreSQL store without prepared statements');
-  return async (hash) => (await pg.run<KeyByHash>('api_key_by_hash', BY_HASH_SQL('$1'), [hash]))[0];
+  return async (hash) => (await pg.run<KeyByHash>(BY_HASH_SQL('$1'), [hash]))[0];
 }
 
 export function apiKeysRepo(store: Store) {
