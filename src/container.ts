@@ -310,6 +310,8 @@ export async function createContainer(config: Config, opts: { log: Logger; clock
     auth,
     clients,
     integrations,
+    /** Integrations' unflushed delivery counts (tests flush them at a time of their choosing). */
+    deliveryCounts: stats,
     alerts,
     analytics,
     clientBoard,

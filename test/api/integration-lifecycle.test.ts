@@ -444,6 +444,20 @@ for (const kind of STORE_KINDS) {
           assert.equal((await integration(org, d.id)).acceptedCount, 5, 'and after the flush commits');
         });
       }
+      it('an update answers with the counts a flush is writing meanwhile', async () => {
+        const org = await h.newOrg();
+        const d = await create(org);
+        await justAfterFlush();
+        assert.equal((await h.ingest(d.path, { title: 'x' })).status, 400);
+        // The flush starts while the update's transaction is open: its count is then in neither the row the update
+        // read nor the unflushed counts, unless the update keeps flushes out as reads do.
+        const updating = h.c.integrations.update(org.id, { type: 'user', id: org.ownerId }, d.id, { name: 'renamed' });
+        const flushed = h.c.deliveryCounts.flush();
+        const [updated] = await Promise.all([updating, flushed]);
+        assert.equal(updated.name, 'renamed');
+        assert.equal(updated.rejectedCount, 1);
+        assert.deepEqual(await integration(org, d.id), updated);
+      });
     });
 
     // ---------------------------------------------------------------- clients

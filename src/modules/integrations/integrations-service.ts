@@ -24,6 +24,8 @@ import { DEFAULT_FLAP_RULE } from '../alerts/flap-fns.ts';
 const flapColumns = (f: FlapRule) => ({ flap_threshold: f.threshold, flap_window_seconds: f.windowSeconds, flap_stable_seconds: f.stableSeconds });
 
 /** Bodies kept with a rejection: enough to see what the sender sent, bounded. */
+const directly = <T>(run: () => Promise<T>): Promise<T> => run();
+
 const PAYLOAD_KEPT = 16 * 1024;
 
 export function integrationsService(deps: {
@@ -144,7 +146,11 @@ export function integrationsService(deps: {
         (after) => repo.page(store.db, orgId, query.clientId, query.limit, after), () => repo.count(store.db, orgId, query.clientId), (r) => toIntegration(r, reveal)));
     },
 
-    async update(orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody, db: Kysely<DB> = store.db): Promise<Integration> {
+    /**
+     * Inside `consistent`, as a read is: the row it returns carries counts that a flush must not move meanwhile.
+     * Not when the caller's transaction is open (an import): a flush waited for there would need the store it holds.
+     */
+    update: (orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody, db: Kysely<DB> = store.db): Promise<Integration> => (db === store.db ? stats.consistent : directly)(async () => {
       const row = await inTransaction(db, async (trx) => {
         await checkLinks(trx, orgId, input);
         const updated = await repo.update(trx, orgId, id, {
@@ -161,7 +167,7 @@ export function integrationsService(deps: {
         return updated;
       });
       return toIntegration(row, true);
-    },
+    }),
 
     async remove(orgId: string, actor: Actor, id: string): Promise<void> {
       await store.db.transaction().execute(async (trx) => {
@@ -174,7 +180,7 @@ export function integrationsService(deps: {
      * A new token, routing key and GenieKey; the old ones are refused from the next request on, on every instance
      * (the change bumps the config version ingest checks).
      */
-    async rotateToken(orgId: string, actor: Actor, id: string): Promise<Integration> {
+    rotateToken: (orgId: string, actor: Actor, id: string): Promise<Integration> => stats.consistent(async () => {
       const row = await store.db.transaction().execute(async (trx) => {
         const updated = await repo.update(trx, orgId, id, { ...newCredentials(), updated_at: clock.now() });
         if (!updated) throw notFound('Integration');
@@ -182,7 +188,7 @@ export function integrationsService(deps: {
         return updated;
       });
       return toIntegration(row, true);
-    },
+    }),
 
     /** The stored row, for previews (null when it is not the organization's). */
     row: async (orgId: string, id: string): Promise<IntegrationRow> => {
