@@ -20,7 +20,7 @@ import type { SettingsService } from './settings-service.ts';
 import type { AnswerRow, AnswersRepo } from './answers-repo.ts';
 import { CHANNEL_TYPES, CHANNELS, channelOf, channelsFor, isChannelType, type ChannelType } from './channels/registry.ts';
 import { catalogueFields, keepSecrets, targetProblems, targetShownTo } from './channels/target-fns.ts';
-import { admit, breakers, record, type BreakerPolicy } from './breaker-fns.ts';
+import { admit, begin, breakers, record, type BreakerPolicy } from './breaker-fns.ts';
 import { forIncident, type NotificationRow, type NotificationsRepo } from './notifications-repo.ts';
 import type { ChannelInfo, Delivery, Notification, NotificationListQuery } from './notifications-schemas.ts';
 
@@ -176,6 +176,41 @@ export function notificationsService(deps: NotificationsDeps) {
     if (sent.length > 0 && deps.analytics) await deps.analytics.pagesSent(trx, sent);
   });
   const breakerPolicy: BreakerPolicy = { ...BREAKER, probeMs: channelDeps.webhookTimeoutMs + 5_000 };
+  /** Attempts waiting for their turn at a host, first come first served (breaker-fns.ts: attempts at once are bounded). */
+  const waiting = new Map<string, Array<{ begun: () => void; deferred: (e: DeliveryDeferred) => void }>>();
+
+  /** Begins an attempt to `host`, once it may begin; an open breaker defers the delivery instead. */
+  function hostTurn(host: string): Promise<void> {
+    const admission = admit(hosts, breakerPolicy, host, clock.now());
+    if (admission.ok) {
+      begin(hosts, breakerPolicy, host);
+      return Promise.resolve();
+    }
+    if ('retryAt' in admission) return Promise.reject(new DeliveryDeferred(admission.retryAt));
+    return new Promise((begun, deferred) => {
+      let queue = waiting.get(host);
+      if (!queue) waiting.set(host, (queue = []));
+      queue.push({ begun, deferred });
+    });
+  }
+
+  /** Ends an attempt (see `record`) and hands the turns it freed to the attempts waiting at its host, begun here. */
+  function ended(host: string, up: boolean | null): void {
+    record(hosts, breakerPolicy, host, up, clock.now());
+    const queue = waiting.get(host);
+    if (!queue) return;
+    while (queue.length > 0) {
+      const admission = admit(hosts, breakerPolicy, host, clock.now());
+      if (!admission.ok && !('retryAt' in admission)) break;
+      const next = queue.shift() as (typeof queue)[number];
+      if (admission.ok) {
+        begin(hosts, breakerPolicy, host);
+        next.begun();
+      } else next.deferred(new DeliveryDeferred(admission.retryAt));
+    }
+    if (queue.length === 0) waiting.delete(host);
+  }
+
   /** Never shorter than the longest attempt of the channel (plus a margin): a live attempt is not taken over and repeated. */
   const leaseOf = (channel: ChannelType): number =>
     Math.max(deps.attemptLeaseMs ?? ATTEMPT_LEASE_MS, (channelOf(channel).attemptMs?.(channelDeps) ?? channelDeps.webhookTimeoutMs) + 5_000);
@@ -301,7 +336,6 @@ export function notificationsService(deps: NotificationsDeps) {
    * `failed` instead); a permanent one (4xx, refused URL, no mailer, SMTP 5xx) is recorded `failed` and returned.
    */
   async function deliver(notificationId: string, delivery: Delivery, opts: DeliverOptions = {}): Promise<Notification> {
-    const now = clock.now();
     const channel = isChannelType(delivery.channel) ? channelOf(delivery.channel) : null;
     const pace = channel?.pace?.(delivery.target, channelDeps) ?? null;
     // A paced page reads its row first, for its send slot; any other page's claim is the first statement it runs
@@ -309,48 +343,54 @@ export function notificationsService(deps: NotificationsDeps) {
     const row = pace === null ? null : await rowOf(notificationId);
     if (row !== null && row.status !== 'pending') return toNotification(row);
     const host = channel?.host(delivery.target) ?? null;
-    if (host !== null) {
-      const admission = admit(hosts, breakerPolicy, host, now);
-      if (!admission.ok) throw new DeliveryDeferred(admission.retryAt);
-    }
-    if (pace !== null && row !== null) {
-      // Paced (one SMS a second per number): wait for the slot, queued; the attempt keeps its slot meanwhile.
-      const paceNow = deps.paceClock.now();
-      const slot = await slotOf(row, pace, paceNow);
-      if (slot !== null && slot > paceNow) throw new DeliveryDeferred(now + (slot - paceNow), { exact: true });
-      const turn = await repo.takeTurn(store.db, pace.key, pace.everyMs, paceNow, PACE_TOLERANCE_MS);
-      if (!turn.ok) throw new DeliveryDeferred(now + (turn.at - paceNow), { exact: true });
-    }
-    const staleBefore = now - leaseOf(row !== null && isChannelType(row.channel) ? row.channel : delivery.channel);
-    const claimed = await claims((trx) => repo.claim(trx, notificationId, row?.attempts ?? null, now, staleBefore));
-    if (!claimed) {
-      const current = await rowOf(notificationId);
-      if (current.status !== 'pending') return toNotification(current);
-      throw new RetryableDeliveryError('Another attempt of this notification is in progress', current.attempts);
-    }
-    const attempt = claimed.attempts;
-    let result: AttemptResult;
-    let message: Message | null = null;
-    const started = performance.now();
+    // May wait for an attempt under way to the same host to end (a host that stopped answering gets only a few).
+    if (host !== null) await hostTurn(host);
+    let underWay = host;
+    const now = clock.now();
     try {
-      if (channel === null || delivery.channel !== claimed.channel) throw new PermanentFailure(`A ${delivery.channel} delivery cannot deliver a ${claimed.channel} notification`);
-      const off = channel.unavailable?.(channelDeps);
-      if (off) throw new PermanentFailure(off);
-      const org = await orgSetup(claimed.org_id, delivery.channel);
-      message = await withReplyCode(await messageOf(claimed, opts), channel, delivery.target, claimed);
-      result = await channel.send(channelDeps, message, delivery.target, org);
-      // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
-      // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
-      if (host !== null) record(hosts, breakerPolicy, host, result.outcome !== 'retry' || result.responseStatus !== null, clock.now());
-    } catch (err) {
-      result = err instanceof PermanentFailure
-        ? { outcome: 'failed', error: err.message, responseStatus: null }
-        : { outcome: 'retry', error: `Internal error: ${errorSummary(err).message ?? 'unknown'}`, responseStatus: null };
+      if (pace !== null && row !== null) {
+        // Paced (one SMS a second per number): wait for the slot, queued; the attempt keeps its slot meanwhile.
+        const paceNow = deps.paceClock.now();
+        const slot = await slotOf(row, pace, paceNow);
+        if (slot !== null && slot > paceNow) throw new DeliveryDeferred(now + (slot - paceNow), { exact: true });
+        const turn = await repo.takeTurn(store.db, pace.key, pace.everyMs, paceNow, PACE_TOLERANCE_MS);
+        if (!turn.ok) throw new DeliveryDeferred(now + (turn.at - paceNow), { exact: true });
+      }
+      const staleBefore = now - leaseOf(row !== null && isChannelType(row.channel) ? row.channel : delivery.channel);
+      const claimed = await claims((trx) => repo.claim(trx, notificationId, row?.attempts ?? null, now, staleBefore));
+      if (!claimed) {
+        const current = await rowOf(notificationId);
+        if (current.status !== 'pending') return toNotification(current);
+        throw new RetryableDeliveryError('Another attempt of this notification is in progress', current.attempts);
+      }
+      const attempt = claimed.attempts;
+      let result: AttemptResult;
+      let message: Message | null = null;
+      const started = performance.now();
+      try {
+        if (channel === null || delivery.channel !== claimed.channel) throw new PermanentFailure(`A ${delivery.channel} delivery cannot deliver a ${claimed.channel} notification`);
+        const off = channel.unavailable?.(channelDeps);
+        if (off) throw new PermanentFailure(off);
+        const org = await orgSetup(claimed.org_id, delivery.channel);
+        message = await withReplyCode(await messageOf(claimed, opts), channel, delivery.target, claimed);
+        result = await channel.send(channelDeps, message, delivery.target, org);
+        // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
+        // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
+        if (underWay !== null) ended(underWay, result.outcome !== 'retry' || result.responseStatus !== null);
+        underWay = null;
+      } catch (err) {
+        result = err instanceof PermanentFailure
+          ? { outcome: 'failed', error: err.message, responseStatus: null }
+          : { outcome: 'retry', error: `Internal error: ${errorSummary(err).message ?? 'unknown'}`, responseStatus: null };
+      }
+      deps.onAttempt?.(claimed.channel, result.outcome, (performance.now() - started) / 1000);
+      const settled = await settle(claimed, attempt, result, opts.once === true, message);
+      if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed', attempt);
+      return toNotification(settled);
+    } finally {
+      // Not made after all (deferred, claimed elsewhere, failed before the send): it says nothing about the host.
+      if (underWay !== null) ended(underWay, null);
     }
-    deps.onAttempt?.(claimed.channel, result.outcome, (performance.now() - started) / 1000);
-    const settled = await settle(claimed, attempt, result, opts.once === true, message);
-    if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed', attempt);
-    return toNotification(settled);
   }
 
   return {
