@@ -52,7 +52,7 @@ const GRACE_MS = 2000;
 const TARGET_MS: Record<StoreKind, number> = { sqlite: 1000, postgres: 2000 };
 const SECRET = 'bench-latency-webhook-secret-0123456789';
 /** The JOB_* defaults of src/config.ts, named in the report; the server gets none of these variables from us. */
-const JOB_DEFAULTS = 'JOB_POLL_MS=250, JOB_CONCURRENCY=4, DELIVERY_CONCURRENCY=200, JOB_LEASE_SECONDS=60, JOB_WORKERS=true';
+const JOB_DEFAULTS = 'JOB_POLL_MS=250, JOB_CONCURRENCY=4, DELIVERY_CONCURRENCY=16, JOB_LEASE_SECONDS=60, JOB_WORKERS=true';
 
 /** Wall-clock milliseconds with sub-millisecond resolution, monotonic within this process. */
 const now = (): number => performance.timeOrigin + performance.now();

@@ -299,11 +299,8 @@ export function loadConfig(env: Env = process.env): Config {
       pollMs: int(env, 'JOB_POLL_MS', 250, 10, 60_000),
       leaseSeconds: int(env, 'JOB_LEASE_SECONDS', 60, 1, 86_400),
       concurrency: int(env, 'JOB_CONCURRENCY', 4, 1, 100),
-      // Deliveries wait on other hosts (SMTP, webhooks) and, between claim, send and record, on a busy event loop; not
-      // on cores. At 16 (12 for one organization) a burst of 300 alerts a second left at 430-510 pages a second, at
-      // 200 at 570-600, more in flight sharing each claim's and record's commit. A host that stops answering still
-      // holds only a few of them (breaker-fns.ts). Figures: docs/benchmarks.md, "Alert to page: latency and the knee".
-      deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 200, 1, 1000),
+      // Deliveries wait on other hosts (SMTP, webhooks), not on this process's cores: more of them run at once.
+      deliveryConcurrency: int(env, 'DELIVERY_CONCURRENCY', 16, 1, 200),
     },
   });
 }
