@@ -38,6 +38,14 @@ export interface IncidentAlertRef {
   labels: Record<string, string>;
 }
 
+/** A workflow's `create_incident` for one alert: the incident it opens or joins is its group's. */
+interface IncidentOpening {
+  workflowId: string;
+  groupKey: string;
+  title: string;
+  alert: IncidentAlertRef;
+}
+
 /** What analytics keeps of incidents (analytics-service.ts): opened, and the first acknowledgement and resolution. */
 export type IncidentAnalytics = Pick<AnalyticsService, 'incidentOpened' | 'incidentReached'>;
 
@@ -135,6 +143,22 @@ export function incidentsService(deps: {
     await record(db, incident, 'assigned', actor, { from: incident.assignee_id, to: userId, ...data }, at);
     await deps.escalation?.incidentReassigned(db, updated as IncidentRow, userId, actor, at);
     return updated as IncidentRow;
+  }
+
+  /** A new incident numbered `number` for a workflow's group, with its timeline's first entry; the counter lock held. */
+  async function open(db: Kysely<DB>, p: IncidentOpening, number: number, at: number): Promise<IncidentRow> {
+    const a = p.alert;
+    const incident: IncidentRow = {
+      id: newId('inc'), org_id: a.orgId, number, workflow_id: p.workflowId, group_key: p.groupKey,
+      title: p.title, severity: a.severity, status: 'triggered', assignee_id: null, alert_count: 0,
+      client_id: a.clientId, acknowledged_at: null, resolved_at: null, created_at: at, updated_at: at, snoozed_until: null,
+    };
+    await repo.insert(db, incident);
+    await repo.setCounter(db, a.orgId, number);
+    await record(db, incident, 'opened', SYSTEM, { workflowId: p.workflowId, groupKey: p.groupKey }, at);
+    await deps.analytics?.incidentOpened(db, { id: incident.id, orgId: a.orgId, severity: a.severity, clientId: a.clientId, openedAt: at },
+      { orgId: a.orgId, severity: a.severity, clientId: a.clientId, integrationId: a.integrationId, fingerprint: a.fingerprint, title: a.title, labels: a.labels });
+    return incident;
   }
 
   return {
@@ -246,7 +270,7 @@ export function incidentsService(deps: {
      * else a new one numbered next in the organization. The counter lock serializes openings per
      * organization, and the partial unique index on open (workflow, group key) backs it in the database.
      */
-    async openOrJoin(db: Kysely<DB>, p: { workflowId: string; groupKey: string; title: string; alert: IncidentAlertRef }, at: number): Promise<{ incident: IncidentRow; opened: boolean; already: boolean }> {
+    async openOrJoin(db: Kysely<DB>, p: IncidentOpening, at: number): Promise<{ incident: IncidentRow; opened: boolean; already: boolean }> {
       // An alert belongs to one incident: in an open one already (another workflow grouped it), it stays there.
       const current = p.alert.incidentId ? await repo.get(db, p.alert.orgId, p.alert.incidentId) : undefined;
       if (current && (OPEN_INCIDENT_STATUSES as readonly string[]).includes(current.status)) return { incident: current, opened: false, already: true };
@@ -261,17 +285,7 @@ export function incidentsService(deps: {
         incident = await repo.findOpen(db, p.workflowId, p.groupKey);
         if (incident) await counter.letGo();
         else {
-          incident = {
-            id: newId('inc'), org_id: p.alert.orgId, number: counter.last + 1, workflow_id: p.workflowId, group_key: p.groupKey,
-            title: p.title, severity: p.alert.severity, status: 'triggered', assignee_id: null, alert_count: 0,
-            client_id: p.alert.clientId, acknowledged_at: null, resolved_at: null, created_at: at, updated_at: at, snoozed_until: null,
-          };
-          await repo.insert(db, incident);
-          await repo.setCounter(db, p.alert.orgId, counter.last + 1);
-          await record(db, incident, 'opened', SYSTEM, { workflowId: p.workflowId, groupKey: p.groupKey }, at);
-          const a = p.alert;
-          await deps.analytics?.incidentOpened(db, { id: incident.id, orgId: a.orgId, severity: a.severity, clientId: a.clientId, openedAt: at },
-            { orgId: a.orgId, severity: a.severity, clientId: a.clientId, integrationId: a.integrationId, fingerprint: a.fingerprint, title: a.title, labels: a.labels });
+          incident = await open(db, p, counter.last + 1, at);
           opened = true;
         }
       }
