@@ -24,8 +24,6 @@ import { DEFAULT_FLAP_RULE } from '../alerts/flap-fns.ts';
 const flapColumns = (f: FlapRule) => ({ flap_threshold: f.threshold, flap_window_seconds: f.windowSeconds, flap_stable_seconds: f.stableSeconds });
 
 /** Bodies kept with a rejection: enough to see what the sender sent, bounded. */
-const directly = <T>(run: () => Promise<T>): Promise<T> => run();
-
 const PAYLOAD_KEPT = 16 * 1024;
 
 export function integrationsService(deps: {
@@ -150,24 +148,27 @@ export function integrationsService(deps: {
      * Inside `consistent`, as a read is: the row it returns carries counts that a flush must not move meanwhile.
      * Not when the caller's transaction is open (an import): a flush waited for there would need the store it holds.
      */
-    update: (orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody, db: Kysely<DB> = store.db): Promise<Integration> => (db === store.db ? stats.consistent : directly)(async () => {
-      const row = await inTransaction(db, async (trx) => {
-        await checkLinks(trx, orgId, input);
-        const updated = await repo.update(trx, orgId, id, {
-          ...(input.name !== undefined && { name: input.name }),
-          ...(input.preset !== undefined && { preset: input.preset }),
-          ...(input.enabled !== undefined && { enabled: input.enabled ? 1 : 0 }),
-          ...(input.mapping !== undefined && { mapping: input.mapping === null ? null : JSON.stringify(input.mapping) }),
-          ...(input.clientId !== undefined && { client_id: input.clientId }),
-          ...(input.flapping !== undefined && flapColumns(input.flapping)),
-          updated_at: clock.now(),
+    update(orgId: string, actor: Actor, id: string, input: UpdateIntegrationBody, db: Kysely<DB> = store.db): Promise<Integration> {
+      const run = async () => {
+        const row = await inTransaction(db, async (trx) => {
+          await checkLinks(trx, orgId, input);
+          const updated = await repo.update(trx, orgId, id, {
+            ...(input.name !== undefined && { name: input.name }),
+            ...(input.preset !== undefined && { preset: input.preset }),
+            ...(input.enabled !== undefined && { enabled: input.enabled ? 1 : 0 }),
+            ...(input.mapping !== undefined && { mapping: input.mapping === null ? null : JSON.stringify(input.mapping) }),
+            ...(input.clientId !== undefined && { client_id: input.clientId }),
+            ...(input.flapping !== undefined && flapColumns(input.flapping)),
+            updated_at: clock.now(),
+          });
+          if (!updated) throw notFound('Integration');
+          await audit.record(trx, { orgId, action: 'integration.updated', actor, target: { type: 'integration', id }, metadata: { changed: Object.keys(input) } });
+          return updated;
         });
-        if (!updated) throw notFound('Integration');
-        await audit.record(trx, { orgId, action: 'integration.updated', actor, target: { type: 'integration', id }, metadata: { changed: Object.keys(input) } });
-        return updated;
-      });
-      return toIntegration(row, true);
-    }),
+        return toIntegration(row, true);
+      };
+      return db.isTransaction ? run() : stats.consistent(run);
+    },
 
     async remove(orgId: string, actor: Actor, id: string): Promise<void> {
       await store.db.transaction().execute(async (trx) => {
