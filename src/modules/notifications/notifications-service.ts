@@ -20,7 +20,7 @@ import type { SettingsService } from './settings-service.ts';
 import type { AnswerRow, AnswersRepo } from './answers-repo.ts';
 import { CHANNEL_TYPES, CHANNELS, channelOf, channelsFor, isChannelType, type ChannelType } from './channels/registry.ts';
 import { catalogueFields, keepSecrets, targetProblems, targetShownTo } from './channels/target-fns.ts';
-import { admit, begin, breakers, record, type BreakerPolicy } from './breaker-fns.ts';
+import { admit, begin, breakers, record, type Admission, type BreakerPolicy } from './breaker-fns.ts';
 import { forIncident, type NotificationRow, type NotificationsRepo } from './notifications-repo.ts';
 import type { ChannelInfo, Delivery, Notification, NotificationListQuery } from './notifications-schemas.ts';
 
@@ -179,13 +179,17 @@ export function notificationsService(deps: NotificationsDeps) {
   /** Attempts waiting for their turn at a host, first come first served (breaker-fns.ts: attempts at once are bounded). */
   const waiting = new Map<string, Array<{ begun: () => void; deferred: (e: DeliveryDeferred) => void }>>();
 
+  /** Begins an attempt to `host` if one may begin now (see `admit`). */
+  function tryBegin(host: string): Admission {
+    const admission = admit(hosts, breakerPolicy, host, clock.now());
+    if (admission.ok) begin(hosts, breakerPolicy, host);
+    return admission;
+  }
+
   /** Begins an attempt to `host`, once it may begin; an open breaker defers the delivery instead. */
   function hostTurn(host: string): Promise<void> {
-    const admission = admit(hosts, breakerPolicy, host, clock.now());
-    if (admission.ok) {
-      begin(hosts, breakerPolicy, host);
-      return Promise.resolve();
-    }
+    const admission = tryBegin(host);
+    if (admission.ok) return Promise.resolve();
     if ('retryAt' in admission) return Promise.reject(new DeliveryDeferred(admission.retryAt));
     return new Promise((begun, deferred) => {
       let queue = waiting.get(host);
@@ -200,13 +204,11 @@ export function notificationsService(deps: NotificationsDeps) {
     const queue = waiting.get(host);
     if (!queue) return;
     while (queue.length > 0) {
-      const admission = admit(hosts, breakerPolicy, host, clock.now());
-      if (!admission.ok && !('retryAt' in admission)) break;
+      const admission = tryBegin(host);
+      if ('busy' in admission) break;
       const next = queue.shift() as (typeof queue)[number];
-      if (admission.ok) {
-        begin(hosts, breakerPolicy, host);
-        next.begun();
-      } else next.deferred(new DeliveryDeferred(admission.retryAt));
+      if (admission.ok) next.begun();
+      else next.deferred(new DeliveryDeferred(admission.retryAt));
     }
     if (queue.length === 0) waiting.delete(host);
   }
