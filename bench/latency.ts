@@ -34,6 +34,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
@@ -310,6 +311,11 @@ interface LatencyRun {
   achievedRate: number;
   /** How late the sends were against their schedule. */
   sendLag: Stats | undefined;
+  /**
+   * This process's own event-loop delay (ms, p99 and max) from the first send to the last answer: it times the
+   * answers and runs both sinks, so a busy loop here shows as ingest and page latency the server did not cause.
+   */
+  benchLoop: { p99: number; max: number };
   ingestErrors: string[];
   ingest: Stats | undefined;
   email: ChannelResult;
@@ -523,6 +529,8 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
         const cpu = cpuMeter(server.pid);
         const measureStart = now();
         const thread = threadSampler(server.pid);
+        const loop = monitorEventLoopDelay({ resolution: 10 });
+        loop.enable();
         log(`${kind}: ${opts.alerts} alerts at ${opts.rate}/s (load1 ${load1.toFixed(2)})`);
 
         // Open loop: send i is due at t0 + i/rate, whatever happened to the earlier ones.
@@ -548,6 +556,8 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
         const lastSend = sent.at(-1)?.sentAt ?? now();
         const mainThread = thread.stop();
         await Promise.all(inFlight);
+        loop.disable();
+        const benchLoop = { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
         const firstSend = sent[0]?.sentAt ?? lastSend;
         const achievedRate = sent.length > 1 ? ((sent.length - 1) * 1000) / (lastSend - firstSend) : 0;
 
@@ -597,7 +607,7 @@ async function benchStore(kind: StoreKind, opts: Options, info: Machine): Promis
 
         result = {
           kind, machine: info, startedAt, load1, waitedForQuiet, alerts: opts.alerts, rate: opts.rate, services: opts.services, deadlineSeconds: opts.deadlineSeconds, mainThread, serverCpuMsPerAlert: (cpuUse.server * (measureEnd - measureStart)) / Math.max(1, sent.length), serverEnv: opts.serverEnv, smtpGreetingDelay: opts.smtpGreetingDelay, workerProcess: opts.workerProcess,
-          achievedRate, sendLag: stats(sent.map((s) => s.sentAt - s.due)), ingestErrors,
+          achievedRate, sendLag: stats(sent.map((s) => s.sentAt - s.due)), benchLoop, ingestErrors,
           ingest: stats(sent.filter((s) => s.answeredAt !== undefined).map((s) => (s.answeredAt as number) - s.sentAt)),
           email, webhook, stages, drainSeconds, deliveriesPerSecond, cpu: cpuUse, notes, shutdown,
         };
@@ -655,7 +665,7 @@ function storeSection(run: LatencyRun): string {
   const c = run.cpu;
   const lines = [
     `Run ${run.startedAt} at commit ${m.revision} — ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGiB.toFixed(1)} GiB RAM, ${m.kernel}; Node ${m.node}; SQLite ${m.sqlite} (node:sqlite); PostgreSQL server ${m.postgres}.`,
-    `${fmt(run.alerts)} new alerts sent open-loop at ${fmt(run.rate)}/s (achieved ${fmt(run.achievedRate, 1)}/s; sends behind schedule p99 ${ms(run.sendLag, 'p99')} ms, max ${ms(run.sendLag, 'max')} ms), labels.service over ${run.services} services; ${storeTitle(run.kind)} store; server with ${extra ? `${extra} (otherwise the defaults: ${JOB_DEFAULTS})` : `the default ${JOB_DEFAULTS}`}${run.workerProcess ? ', as `--role api` with the jobs in a second process `--role worker` (the CPU and main-thread figures are the API process\'s)' : ''}. `
+    `${fmt(run.alerts)} new alerts sent open-loop at ${fmt(run.rate)}/s (achieved ${fmt(run.achievedRate, 1)}/s; sends behind schedule p99 ${ms(run.sendLag, 'p99')} ms, max ${ms(run.sendLag, 'max')} ms; this process's event-loop delay until the last answer p99 ${fmt(run.benchLoop.p99)} ms, max ${fmt(run.benchLoop.max)} ms), labels.service over ${run.services} services; ${storeTitle(run.kind)} store; server with ${extra ? `${extra} (otherwise the defaults: ${JOB_DEFAULTS})` : `the default ${JOB_DEFAULTS}`}${run.workerProcess ? ', as `--role api` with the jobs in a second process `--role worker` (the CPU and main-thread figures are the API process\'s)' : ''}. `
       + `While sending, the server's main thread was running ${pct(run.mainThread.running)}, waiting for the disk ${pct(run.mainThread.diskWait)} and idle ${pct(run.mainThread.idle)} of the time (${run.mainThread.samples} samples from /proc); server CPU ${fmt(run.serverCpuMsPerAlert, 1)} ms per alert. `
       + `load1 at start ${run.load1.toFixed(2)}${run.waitedForQuiet > 2.5 ? ` (after waiting ${run.waitedForQuiet.toFixed(0)} s for a quieter machine)` : ''}; CPU cores from the first send to the end: server ${c.server.toFixed(2)} / bench ${c.client.toFixed(2)} / PostgreSQL ${c.postgres.toFixed(2)} / other ${c.other.toFixed(2)} / irq+steal ${(c.irq + c.steal).toFixed(2)}.`,
     '',
