@@ -239,12 +239,18 @@ export class ServerProcess {
 
 const isListening = (l: Record<string, unknown>) => l.msg === 'AlertFlow listening' && typeof l.port === 'number';
 
+/**
+ * How long a started server may take to listen. A deadline, not a measure: on a loaded two-core machine (three test
+ * files, Chromium and PostgreSQL at once) one start took over 20 s to build its app (CI, contacts.test.ts).
+ */
+const START_TIMEOUT_MS = 60_000;
+
 /** Starts `alertflow serve` and resolves once it logged that it is listening (PORT=0: it picks a free port). */
 export async function startServer(env: ChildEnv, opts: { timeoutMs?: number; args?: string[] } = {}): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, MAIN, 'serve', ...(opts.args ?? [])], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const server = new ServerProcess(child);
   try {
-    const line = await server.waitForLog(isListening, opts.timeoutMs ?? 20_000);
+    const line = await server.waitForLog(isListening, opts.timeoutMs ?? START_TIMEOUT_MS);
     server.port = line.port as number;
   } catch (err) {
     server.signal('SIGKILL');
