@@ -186,15 +186,26 @@ export function notificationsService(deps: NotificationsDeps) {
     return admission;
   }
 
-  /** Begins an attempt to `host`, once it may begin; an open breaker defers the delivery instead. */
-  function hostTurn(host: string): Promise<void> {
+  /** The end of an attempt's turn at its host (see `ended`); only its first call counts. */
+  type EndTurn = (up: boolean | null) => void;
+  const endOf = (host: string): EndTurn => {
+    let over = false;
+    return (up) => {
+      if (over) return;
+      over = true;
+      ended(host, up);
+    };
+  };
+
+  /** Begins an attempt to `host`, once it may begin, and resolves to its end; an open breaker defers the delivery instead. */
+  function hostTurn(host: string): Promise<EndTurn> {
     const admission = tryBegin(host);
-    if (admission.ok) return Promise.resolve();
+    if (admission.ok) return Promise.resolve(endOf(host));
     if ('retryAt' in admission) return Promise.reject(new DeliveryDeferred(admission.retryAt));
     return new Promise((begun, deferred) => {
       let queue = waiting.get(host);
       if (!queue) waiting.set(host, (queue = []));
-      queue.push({ begun, deferred });
+      queue.push({ begun: () => begun(endOf(host)), deferred });
     });
   }
 
@@ -346,53 +357,57 @@ export function notificationsService(deps: NotificationsDeps) {
     if (row !== null && row.status !== 'pending') return toNotification(row);
     const host = channel?.host(delivery.target) ?? null;
     // May wait for an attempt under way to the same host to end (a host that stopped answering gets only a few).
-    if (host !== null) await hostTurn(host);
-    let underWay = host;
-    const now = clock.now();
+    const endTurn = host === null ? null : await hostTurn(host);
     try {
-      if (pace !== null && row !== null) {
-        // Paced (one SMS a second per number): wait for the slot, queued; the attempt keeps its slot meanwhile.
-        const paceNow = deps.paceClock.now();
-        const slot = await slotOf(row, pace, paceNow);
-        if (slot !== null && slot > paceNow) throw new DeliveryDeferred(now + (slot - paceNow), { exact: true });
-        const turn = await repo.takeTurn(store.db, pace.key, pace.everyMs, paceNow, PACE_TOLERANCE_MS);
-        if (!turn.ok) throw new DeliveryDeferred(now + (turn.at - paceNow), { exact: true });
-      }
-      const staleBefore = now - leaseOf(row !== null && isChannelType(row.channel) ? row.channel : delivery.channel);
-      const claimed = await claims((trx) => repo.claim(trx, notificationId, row?.attempts ?? null, now, staleBefore));
-      if (!claimed) {
-        const current = await rowOf(notificationId);
-        if (current.status !== 'pending') return toNotification(current);
-        throw new RetryableDeliveryError('Another attempt of this notification is in progress', current.attempts);
-      }
-      const attempt = claimed.attempts;
-      let result: AttemptResult;
-      let message: Message | null = null;
-      const started = performance.now();
-      try {
-        if (channel === null || delivery.channel !== claimed.channel) throw new PermanentFailure(`A ${delivery.channel} delivery cannot deliver a ${claimed.channel} notification`);
-        const off = channel.unavailable?.(channelDeps);
-        if (off) throw new PermanentFailure(off);
-        const org = await orgSetup(claimed.org_id, delivery.channel);
-        message = await withReplyCode(await messageOf(claimed, opts), channel, delivery.target, claimed);
-        result = await channel.send(channelDeps, message, delivery.target, org);
-        // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
-        // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
-        if (underWay !== null) ended(underWay, result.outcome !== 'retry' || result.responseStatus !== null);
-        underWay = null;
-      } catch (err) {
-        result = err instanceof PermanentFailure
-          ? { outcome: 'failed', error: err.message, responseStatus: null }
-          : { outcome: 'retry', error: `Internal error: ${errorSummary(err).message ?? 'unknown'}`, responseStatus: null };
-      }
-      deps.onAttempt?.(claimed.channel, result.outcome, (performance.now() - started) / 1000);
-      const settled = await settle(claimed, attempt, result, opts.once === true, message);
-      if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed', attempt);
-      return toNotification(settled);
+      return await attemptInTurn(notificationId, delivery, opts, channel, pace, row, endTurn);
     } finally {
       // Not made after all (deferred, claimed elsewhere, failed before the send): it says nothing about the host.
-      if (underWay !== null) ended(underWay, null);
+      endTurn?.(null);
     }
+  }
+
+  /** `deliver` once its turn at the host began: the slot of a paced page, the claim, the send, and its record. */
+  async function attemptInTurn(notificationId: string, delivery: Delivery, opts: DeliverOptions, channel: Channel | null,
+    pace: { key: string; everyMs: number } | null, row: NotificationRow | null, endTurn: EndTurn | null): Promise<Notification> {
+    const now = clock.now();
+    if (pace !== null && row !== null) {
+      // Paced (one SMS a second per number): wait for the slot, queued; the attempt keeps its slot meanwhile.
+      const paceNow = deps.paceClock.now();
+      const slot = await slotOf(row, pace, paceNow);
+      if (slot !== null && slot > paceNow) throw new DeliveryDeferred(now + (slot - paceNow), { exact: true });
+      const turn = await repo.takeTurn(store.db, pace.key, pace.everyMs, paceNow, PACE_TOLERANCE_MS);
+      if (!turn.ok) throw new DeliveryDeferred(now + (turn.at - paceNow), { exact: true });
+    }
+    const staleBefore = now - leaseOf(row !== null && isChannelType(row.channel) ? row.channel : delivery.channel);
+    const claimed = await claims((trx) => repo.claim(trx, notificationId, row?.attempts ?? null, now, staleBefore));
+    if (!claimed) {
+      const current = await rowOf(notificationId);
+      if (current.status !== 'pending') return toNotification(current);
+      throw new RetryableDeliveryError('Another attempt of this notification is in progress', current.attempts);
+    }
+    const attempt = claimed.attempts;
+    let result: AttemptResult;
+    let message: Message | null = null;
+    const started = performance.now();
+    try {
+      if (channel === null || delivery.channel !== claimed.channel) throw new PermanentFailure(`A ${delivery.channel} delivery cannot deliver a ${claimed.channel} notification`);
+      const off = channel.unavailable?.(channelDeps);
+      if (off) throw new PermanentFailure(off);
+      const org = await orgSetup(claimed.org_id, delivery.channel);
+      message = await withReplyCode(await messageOf(claimed, opts), channel, delivery.target, claimed);
+      result = await channel.send(channelDeps, message, delivery.target, org);
+      // Only attempts that reached for the host count (a refused URL or a missing alert says nothing about it),
+      // and only going unanswered counts against it: a quick 5xx costs a worker little, a timeout costs it seconds.
+      endTurn?.(result.outcome !== 'retry' || result.responseStatus !== null);
+    } catch (err) {
+      result = err instanceof PermanentFailure
+        ? { outcome: 'failed', error: err.message, responseStatus: null }
+        : { outcome: 'retry', error: `Internal error: ${errorSummary(err).message ?? 'unknown'}`, responseStatus: null };
+    }
+    deps.onAttempt?.(claimed.channel, result.outcome, (performance.now() - started) / 1000);
+    const settled = await settle(claimed, attempt, result, opts.once === true, message);
+    if (settled.status === 'pending') throw new RetryableDeliveryError(settled.last_error ?? 'Delivery failed', attempt);
+    return toNotification(settled);
   }
 
   return {
