@@ -204,8 +204,6 @@ export function eachStore(title: string, options: EachStoreOptions, body: (kind:
 export interface DashboardOptions {
   /** More environment for the server, e.g. OUTBOUND_ALLOW for a webhook on 127.0.0.1. */
   env?: ChildEnv;
-  /** How long the server may take to start, when startServer's default is too short for the file's load. */
-  startTimeoutMs?: number;
   /** Options of the browser context, over a 1280 × 800 viewport. */
   context?: BrowserContextOptions;
   /** Lets the page use the clipboard, for the Copy buttons. */
@@ -240,8 +238,7 @@ export function useDashboard(browser: () => Browser, kind: StoreKind, options: D
     store = await createTestStore(kind);
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base, ...options.env },
-      options.startTimeoutMs === undefined ? {} : { timeoutMs: options.startTimeoutMs });
+    server = await startServer({ DATABASE_URL: store.url, PORT: String(port), BASE_URL: base, ...options.env });
     context = await browser().newContext({ viewport: { width: 1280, height: 800 }, ...options.context });
     if (options.clipboard) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     const page = await context.newPage();

@@ -19,7 +19,7 @@ const browser = sharedBrowser();
 const env = escalatingEnv(MINUTE_MS);
 
 eachStore('incidents and alerts, worked in a browser', { together: true }, (kind) => {
-  const app = useDashboard(browser, kind, { env, startTimeoutMs: 60_000 });
+  const app = useDashboard(browser, kind, { env });
   const shot = (name: string) => screenshot(app.page, `${kind}-incidents-${name}`);
   const asBrowser = async (method: string, path: string, body?: unknown) => {
     const r = await apiAsBrowser(app.server, app.context, method, path, body);

@@ -28,7 +28,7 @@ after(async () => {
 });
 
 eachStore('incidents and members in a browser', { together: false }, (kind) => {
-  const app = useDashboard(browser, kind, { owner: OWNER, env: { OUTBOUND_ALLOW: '127.0.0.1' }, startTimeoutMs: 60_000, clipboard: true });
+  const app = useDashboard(browser, kind, { owner: OWNER, env: { OUTBOUND_ALLOW: '127.0.0.1' }, clipboard: true });
   let incidentId: string;
   const shot = (name: string, p = app.page) => screenshot(p, `${kind}-people-${name}`);
 

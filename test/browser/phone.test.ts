@@ -27,7 +27,7 @@ const GENERATOR = 'http://prometheus.example.test:9090/graph?g0.expr=node_filesy
 
 // Layout does not depend on the store: one server (SQLite) for the file.
 describe('the dashboard on a phone', { skip: browserSkipReason() ?? false, concurrency: 1 }, () => {
-  const app = useDashboard(browser, 'sqlite', { env, startTimeoutMs: 60_000 });
+  const app = useDashboard(browser, 'sqlite', { env });
   const asBrowser = async (method: string, p: string, body?: unknown) => {
     const r = await apiAsBrowser(app.server, app.context, method, p, body);
     assert.ok(r.status < 300, `${method} ${p}: ${r.status} ${r.raw}`);

@@ -39,7 +39,7 @@ async function setUp(kind: StoreKind, instances: number, extraEnv: Record<string
   const env = { DATABASE_URL: store.url, ...extraEnv };
   const org = await createOrg(store.url, 'Chaos Inc');
   const servers: Array<ServerProcess | undefined> = [];
-  for (let i = 0; i < instances; i++) servers.push(await startServer(env, { timeoutMs: 60_000 }));
+  for (let i = 0; i < instances; i++) servers.push(await startServer(env));
   const integ = { ...(await createIntegration(servers[0] as ServerProcess, org.apiKey)), route: '/api/inbound/webhook/:token' };
   const targets = () => servers.filter((s): s is ServerProcess => s !== undefined && s.running).map((s) => s.url);
   return { store, env, servers, integ, targets };
@@ -74,7 +74,7 @@ async function killThreeTimes(name: string, kind: StoreKind, instances: number, 
       s.signal('SIGKILL');
       const killedAt = Date.now();
       await s.exited;
-      servers[victim] = await startServer(serverEnv, { timeoutMs: 60_000 });
+      servers[victim] = await startServer(serverEnv);
       await load.waitForAccepted(1);
       recovery.push(load.recoveryMs(killedAt));
       await load.waitForAccepted(50);

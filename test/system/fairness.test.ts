@@ -55,7 +55,7 @@ eachStore('fair delivery', { together: false }, (kind) => {
     [smtp, web, dead] = await Promise.all([startSmtpSink(), startHttpSink(), startDeadHost()]);
     server = await startServer({
       DATABASE_URL: store.url, SMTP_URL: smtp.url, OUTBOUND_ALLOW: '127.0.0.1/32', JOB_POLL_MS: '50', WEBHOOK_TIMEOUT_SECONDS: '2',
-    }, { timeoutMs: 60_000 });
+    });
     a = await createOrg(store.url, 'Noisy', 'owner@noisy.test');
     b = await createOrg(store.url, 'Quiet', 'owner@quiet.test');
   });

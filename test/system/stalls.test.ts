@@ -46,7 +46,7 @@ eachStore('no event-loop stalls', { together: false }, (kind) => {
 
   before(async () => {
     store = await createTestStore(kind);
-    server = await startServer({ DATABASE_URL: store.url, JOB_POLL_MS: '50' }, { timeoutMs: 60_000 });
+    server = await startServer({ DATABASE_URL: store.url, JOB_POLL_MS: '50' });
     org = await createOrg(store.url);
   });
   after(async () => {
