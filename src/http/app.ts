@@ -40,6 +40,7 @@ import { observability } from './observability.ts';
 import { opsRoutes } from './ops-routes.ts';
 import { documentErrors } from './schemas.ts';
 import { BODY_LIMIT, parseJsonBody, wellFormed } from './json-body.ts';
+import { serializerCompiler } from './serializers.ts';
 import { validatorCompiler } from './validation.ts';
 
 /** A hop count as Fastify takes it: believe that many proxies nearest to us. */
@@ -79,6 +80,7 @@ export async function buildApp(c: Container, log: Logger, opts: { role?: Role } 
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
 
   // JSON only: any other content type is 415 (Fastify's text/plain parser would otherwise accept it).
   app.removeAllContentTypeParsers();
