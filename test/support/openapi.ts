@@ -7,20 +7,23 @@ interface Operation {
 }
 type Doc = { paths: Record<string, Record<string, Operation>> };
 
+/** One Ajv for every checker of the process, its validators by schema text: each harness serves the same document. */
+const ajv = new Ajv({ strict: false, allErrors: true });
+(addFormats as unknown as (a: Ajv) => void)(ajv);
+const validators = new Map<string, ValidateFunction>();
+const bySchema = new WeakMap<object, ValidateFunction>();
+
 /**
  * Checks real responses against the served OpenAPI document: the route must be documented, the status
  * must be among its responses, and a JSON body must match that response's schema.
  */
 export class OpenApiChecker {
-  readonly #ajv = new Ajv({ strict: false, allErrors: true });
   readonly #routes: Array<{ re: RegExp; ops: Record<string, Operation> }>;
-  readonly #cache = new Map<string, ValidateFunction>();
 
   readonly doc: Doc;
 
   constructor(doc: Doc) {
     this.doc = doc;
-    (addFormats as unknown as (a: Ajv) => void)(this.#ajv);
     // Literal templates first, as the router matches them: `/alerts/bulk` before `/alerts/{id}`.
     this.#routes = Object.entries(doc.paths)
       .sort(([a], [b]) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))
@@ -41,13 +44,14 @@ export class OpenApiChecker {
     assert.ok(response, `${method} ${pathname} answered ${status}, which its OpenAPI operation does not list`);
     const schema = response.content?.['application/json']?.schema;
     if (!schema || status === 204) return;
-    const key = `${method} ${route.re.source} ${status}`;
-    let validate = this.#cache.get(key);
+    let validate = bySchema.get(schema);
     if (!validate) {
-      validate = this.#ajv.compile(schema);
-      this.#cache.set(key, validate);
+      const text = JSON.stringify(schema);
+      validate = validators.get(text) ?? ajv.compile(schema);
+      validators.set(text, validate);
+      bySchema.set(schema, validate);
     }
     const ok = validate(JSON.parse(body));
-    assert.ok(ok, `${method} ${pathname} ${status} does not match its OpenAPI schema: ${this.#ajv.errorsText(validate.errors)}\n${body.slice(0, 500)}`);
+    assert.ok(ok, `${method} ${pathname} ${status} does not match its OpenAPI schema: ${ajv.errorsText(validate.errors)}\n${body.slice(0, 500)}`);
   }
 }
