@@ -24,14 +24,17 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
 const compiled = new WeakMap<object, ReturnType<Ajv['compile']>>();
 
 /**
- * The problems a request body would be refused for, checked by the same rules as a request's (for bodies that
- * do not come over HTTP, such as what an import writes); empty when it would pass. Defaults are filled in.
+ * What `value` breaks of `schema`, in Ajv's words, checked by the same rules as a request body's (for values that do
+ * not come over HTTP: an import's bodies, a channel target); empty when it passes. Defaults are filled in.
  */
-export function bodyProblems(schema: object, value: unknown): ErrorDetail[] {
+export function schemaIssues(schema: object, value: unknown): AjvIssue[] {
   let check = compiled.get(schema);
   if (!check) {
     check = bodies.compile(schema);
     compiled.set(schema, check);
   }
-  return check(value) ? [] : ((check.errors ?? []) as AjvIssue[]).map(detailOf);
+  return check(value) ? [] : ((check.errors ?? []) as AjvIssue[]);
 }
+
+/** The problems a request body would be refused for, as a request's are reported (see `schemaIssues`). */
+export const bodyProblems = (schema: object, value: unknown): ErrorDetail[] => schemaIssues(schema, value).map(detailOf);

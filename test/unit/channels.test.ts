@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Value } from 'typebox/value';
 import type { Alert } from '../../src/modules/alerts/alerts-schemas.ts';
 import { ACK, alertOf, hostile, HOSTILE, notice, page, RESOLVE, texts } from '../support/pages.ts';
 import { emailOf } from '../../src/modules/notifications/channels/email.ts';
 import { NTFY_LIMITS, ntfyPayload } from '../../src/modules/notifications/channels/ntfy.ts';
 import { CHANNELS } from '../../src/modules/notifications/channels/registry.ts';
+import { schemaProblems } from '../../src/modules/notifications/channels/target-fns.ts';
 import { escapeMrkdwn, SLACK_LIMITS, slackPayload } from '../../src/modules/notifications/channels/slack.ts';
 import { escapeTeamsMarkdown, TEAMS_LIMITS, teamsPayload } from '../../src/modules/notifications/channels/teams.ts';
 
@@ -124,7 +124,7 @@ describe('registry', () => {
     for (const [type, channel] of Object.entries(CHANNELS)) {
       assert.equal((channel.target as { additionalProperties?: unknown }).additionalProperties, false, `${type} refuses fields it does not declare`);
       assert.ok(channel.label && channel.about && channel.uses.length > 0, type);
-      assert.ok(!Value.Check(channel.target, { extra: 'x' }), `${type} refuses an unknown field`);
+      assert.ok(schemaProblems(channel, { extra: 'x' }, '').some((p) => p.path === '/extra'), `${type} refuses an unknown field`);
     }
     // A chat webhook URL is a secret: the delivery log shows its host only.
     assert.equal(CHANNELS.slack.describe({ webhookUrl: 'https://hooks.slack.com/services/T/B/secret' }), 'https://hooks.slack.com/…');

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { Value } from 'typebox/value';
 import { inTransaction, type Store } from '../../db/database.ts';
 import type { DB } from '../../db/schema.ts';
 import type { AllowList } from '../../infra/outbound.ts';
@@ -15,6 +14,7 @@ import type { IncidentRow, IncidentsRepo } from '../incidents/incidents-repo.ts'
 import type { ContactStep, MemberContacts } from '../contacts/contacts-fns.ts';
 import type { ChannelTarget } from '../notifications/channels/channel.ts';
 import { channelOf, type ChannelType } from '../notifications/channels/registry.ts';
+import { schemaProblems } from '../notifications/channels/target-fns.ts';
 import type { NotificationsService } from '../notifications/notifications-service.ts';
 import type { SchedulesService } from '../schedules/schedules-service.ts';
 import { checkSteps, keepStepSecrets, LINK_TTL_MS, maskSteps, namesPolicy, nextStep, pageKey, signLink, stepTargets, type LinkAction, type PolicySnapshot } from './escalations-fns.ts';
@@ -107,7 +107,7 @@ export function escalationsService(deps: {
 
   /** One page: the notification (once per key) and its delivery. */
   async function page(db: Kysely<DB>, e: EscalationRow, step: number, channel: ChannelType, target: ChannelTarget, recipientId: string | null, key: string): Promise<string | null> {
-    if (!Value.Check(channelOf(channel).target, target)) return null;
+    if (schemaProblems(channelOf(channel), target, '').length > 0) return null;
     const n = await deps.notifications.prepare(db, {
       source: 'escalation', escalationId: e.id, step, recipientId, key,
       orgId: e.org_id, alertId: e.alert_id, incidentId: e.incident_id, channel, target: channelOf(channel).describe(target),

@@ -1,6 +1,6 @@
 import { Type, type TObject, type TSchema } from 'typebox';
-import { Value } from 'typebox/value';
 import { outboundUrlProblem, type AllowList } from '../../../infra/outbound.ts';
+import { schemaIssues } from '../../../http/validation.ts';
 import type { ErrorDetail } from '../../../lib/errors.ts';
 import { flagsOf, hostOnly, MASKED_SECRET, type Channel, type ChannelTarget } from './channel.ts';
 
@@ -27,12 +27,11 @@ const secretNames = (channel: Pick<Channel, 'target'>): string[] => fieldsOf(cha
 export function schemaProblems(channel: Pick<Channel, 'target'>, target: unknown, base: string): ErrorDetail[] {
   if (target === null || typeof target !== 'object' || Array.isArray(target)) return [{ path: base, message: 'must be an object' }];
   const seen = new Set<string>();
-  return [...Value.Errors(channel.target, target)].flatMap((e): ErrorDetail[] => {
-    const missing = (e.params as { requiredProperties?: string[] } | undefined)?.requiredProperties;
-    const extra = (e.params as { additionalProperties?: string[] } | undefined)?.additionalProperties;
-    if (missing?.length) return missing.map((m) => ({ path: `${base}/${m}`, message: 'is required' }));
-    if (extra?.length) return extra.map((x) => ({ path: `${base}/${x}`, message: 'is not a field of this channel\'s target' }));
-    return [{ path: `${base}${e.instancePath}`, message: e.message }];
+  return schemaIssues(channel.target, target).flatMap((e): ErrorDetail[] => {
+    const at = `${base}${e.instancePath ?? ''}`;
+    if (e.keyword === 'required') return [{ path: `${at}/${String(e.params?.missingProperty)}`, message: 'is required' }];
+    if (e.keyword === 'additionalProperties') return [{ path: `${at}/${String(e.params?.additionalProperty)}`, message: 'is not a field of this channel\'s target' }];
+    return [{ path: at, message: e.message ?? 'is not valid' }];
   }).filter((d) => !seen.has(d.path) && seen.add(d.path)).slice(0, 10);
 }
 
