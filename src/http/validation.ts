@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from '../lib/errors.ts';
@@ -15,11 +15,30 @@ const bodies = ajv(false);
 const urlParts = ajv('array');
 
 /**
+ * A validator compiled at its first use: a process checks the requests of a few of its ~200 routes, and compiling
+ * every route's schemas was most of a server's start after loading its modules
+ * (docs/testing.md, "Time limits, structure and speed"). Fastify hands Ajv's own functions the request as the
+ * value's parent, so that a root value can be coerced; it tells them by their `schemaEnv`, which compiles.
+ */
+function atFirstUse(compile: () => ValidateFunction): ValidateFunction {
+  let check: ValidateFunction | undefined;
+  const validate = (data: unknown, cxt?: Parameters<ValidateFunction>[1]): boolean => {
+    check ??= compile();
+    const ok = check(data, cxt) as boolean;
+    validate.errors = check.errors;
+    return ok;
+  };
+  validate.errors = null as ValidateFunction['errors'];
+  Object.defineProperty(validate, 'schemaEnv', { get: () => (check ??= compile()).schemaEnv });
+  return validate as unknown as ValidateFunction;
+}
+
+/**
  * JSON bodies are checked strictly (a number is not a string, `["x"]` is not `"x"`); query strings,
  * path parameters and headers arrive as text, so only they are coerced to the schema's types.
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodies : urlParts).compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
+  atFirstUse(() => (httpPart === 'body' ? bodies : urlParts).compile(schema)) as ReturnType<FastifySchemaCompiler<object>>;
 
 const compiled = new WeakMap<object, ReturnType<Ajv['compile']>>();
 
