@@ -40,18 +40,13 @@ function atFirstUse(compile: () => ValidateFunction): ValidateFunction {
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
   atFirstUse(() => (httpPart === 'body' ? bodies : urlParts).compile(schema)) as ReturnType<FastifySchemaCompiler<object>>;
 
-const compiled = new WeakMap<object, ReturnType<Ajv['compile']>>();
-
 /**
  * What `value` breaks of `schema`, in Ajv's words, checked by the same rules as a request body's (for values that do
  * not come over HTTP: an import's bodies, a channel target); empty when it passes. Defaults are filled in.
  */
 export function schemaIssues(schema: object, value: unknown): AjvIssue[] {
-  let check = compiled.get(schema);
-  if (!check) {
-    check = bodies.compile(schema);
-    compiled.set(schema, check);
-  }
+  // Ajv keeps what it compiled by schema object: the same schema compiles once.
+  const check = bodies.compile(schema);
   return check(value) ? [] : ((check.errors ?? []) as AjvIssue[]);
 }
 
