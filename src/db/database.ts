@@ -22,6 +22,12 @@ export interface Store {
   /** The placeholder of parameter `i` (from 1) in SQL text: `?i` on SQLite, `$i` on PostgreSQL. */
   param(i: number): string;
   ping(): Promise<void>;
+  /**
+   * A transaction of background work that is safe to run again (job polls, delivery claims and records, workflow
+   * runs, the outbox relay). On SQLite its commit does not wait for the disk: it survives the process dying, and a
+   * power cut can take it only within the next flush, 0.1 s later (docs/operating.md, "Durability").
+   */
+  background<T>(work: (trx: Kysely<DB>) => Promise<T>): Promise<T>;
   /** PostgreSQL's connection pool (clients open, idle, and callers waiting for one); none for SQLite. */
   poolUsage(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
@@ -89,20 +95,24 @@ class CommitHookedKysely extends Kysely<DB> {
   }
 
   override transaction(): TransactionBuilder<DB> {
-    const builder = super.transaction();
-    const execute = builder.execute.bind(builder);
-    return Object.assign(builder, {
-      async execute<T>(callback: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-        const hooks: Array<() => void> = [];
-        const result = await execute((trx) => {
-          commitHooks.set(trx, hooks);
-          return callback(trx);
-        });
-        for (const hook of hooks) hook();
-        return result;
-      },
-    });
+    return hooked(super.transaction());
   }
+}
+
+/** A transaction builder whose transactions run their `afterCommit` hooks once committed. */
+function hooked(builder: TransactionBuilder<DB>): TransactionBuilder<DB> {
+  const execute = builder.execute.bind(builder);
+  return Object.assign(builder, {
+    async execute<T>(callback: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+      const hooks: Array<() => void> = [];
+      const result = await execute((trx) => {
+        commitHooks.set(trx, hooks);
+        return callback(trx);
+      });
+      for (const hook of hooks) hook();
+      return result;
+    },
+  });
 }
 
 /**
@@ -160,10 +170,12 @@ function namedStatements(client: { query: (...args: unknown[]) => unknown }): vo
 /** Opens the configured store; the PostgreSQL driver is loaded only when PostgreSQL is used. */
 export async function createStore(config: StoreConfig): Promise<Store> {
   if (config.kind === 'sqlite') {
-    const { database, raw } = openSqlite(config.file);
+    const { database, raw, relaxed } = openSqlite(config.file);
     const db = new CommitHookedKysely({ dialect: new MigratableSqliteDialect({ database }) });
     const exclusive = <T,>(fn: (r: DatabaseSync) => T): Promise<T> => db.connection().execute(async () => fn(raw));
-    return makeStore(db, 'sqlite', { file: config.file, raw, exclusive, read: (fn) => (raw.isTransaction ? exclusive(fn) : fn(raw)) });
+    // Holding the connection from before BEGIN to after COMMIT: no other transaction commits at the relaxed level.
+    const background: Store['background'] = (work) => db.connection().execute((conn) => relaxed(() => hooked(conn.transaction()).execute(work)));
+    return makeStore(db, 'sqlite', { file: config.file, raw, exclusive, read: (fn) => (raw.isTransaction ? exclusive(fn) : fn(raw)) }, null, undefined, background);
   }
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
@@ -217,7 +229,8 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   return makeStore(db, 'postgres', null, prepared, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
 }
 
-function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | null, pg: PgPrepared | null = null, poolUsage: Store['poolUsage'] = () => undefined): Store {
+function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | null, pg: PgPrepared | null = null, poolUsage: Store['poolUsage'] = () => undefined,
+  background: Store['background'] = (work) => db.transaction().execute(work)): Store {
   let closed: Promise<void> | undefined;
   // SQLite's `->>` reads a text key as a JSON path (`$x` is an error, `a"b` never matches); json_each does not.
   const jsonTextSql = dialect === 'sqlite'
@@ -238,6 +251,7 @@ function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | 
     ping: async () => {
       await sql`select 1`.execute(db);
     },
+    background,
     poolUsage,
     // Idempotent: shutdown paths may both close the store (PostgreSQL's pool refuses a second end()).
     close: () => (closed ??= db.destroy()),

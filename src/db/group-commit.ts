@@ -82,7 +82,7 @@ const MAX_GROUPED = 64;
  * record are.
  */
 export function commitTogether<T>(store: Store, finish?: (trx: Kysely<DB>, values: T[]) => Promise<void>): (work: GroupedWork<T>) => Promise<T> {
-  const run = (works: Array<GroupedWork<T>>) => store.db.transaction().execute(async (trx) => {
+  const run = (works: Array<GroupedWork<T>>) => store.background(async (trx) => {
     const values: T[] = [];
     for (const work of works) values.push(await work(trx));
     await finish?.(trx, values);
@@ -112,5 +112,5 @@ export function commitTogether<T>(store: Store, finish?: (trx: Kysely<DB>, value
  * statements): on PostgreSQL they would wait for each other's round trips in one shared transaction.
  */
 export function commitTogetherOnSqlite<T>(store: Store): (work: GroupedWork<T>) => Promise<T> {
-  return store.dialect === 'sqlite' ? commitTogether<T>(store) : (work) => store.db.transaction().execute(work);
+  return store.dialect === 'sqlite' ? commitTogether<T>(store) : (work) => store.background(work);
 }

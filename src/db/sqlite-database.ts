@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
@@ -47,6 +47,12 @@ const LOCKED_BUSY_TIMEOUT_MS = 20;
 const lockedOut = new WeakSet<DatabaseSync>();
 
 /**
+ * How soon after a background commit (one that did not wait for the disk) the WAL is flushed, off the event loop:
+ * the most such a commit can be lost by a power cut or an operating-system crash (docs/operating.md, "Durability").
+ */
+const BACKGROUND_FLUSH_MS = 100;
+
+/**
  * Opens a write transaction on `raw`, taking the write lock up front (IMMEDIATE): a second writer waits on
  * busy_timeout instead of failing with SQLITE_BUSY when it tries to upgrade. After one such wait ends in SQLITE_BUSY,
  * the connection waits LOCKED_BUSY_TIMEOUT_MS until a begin succeeds again (docs/operating.md, "When the store is unreachable").
@@ -69,10 +75,10 @@ export function beginImmediate(raw: DatabaseSync): void {
  * We use it instead of better-sqlite3 because that addon's prebuilt binaries cannot be fetched here and
  * a source build links against the machine's Node 20 headers, which Node 24 refuses to load.
  */
-export function openSqlite(file: string): { database: SqliteDatabase; raw: DatabaseSync } {
+export function openSqlite(file: string): { database: SqliteDatabase; raw: DatabaseSync; relaxed: <T>(fn: () => Promise<T>) => Promise<T> } {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const raw = new DatabaseSync(file);
-  // WAL + synchronous=FULL: every commit is durable before we answer; busy_timeout lets a
+  // WAL + synchronous=FULL: every commit is durable before we answer (background work's excepted, see `relaxed`); busy_timeout lets a
   // second process (CLI, another instance) wait for the write lock instead of failing. It comes
   // first: switching a fresh file to WAL takes a lock, and another process may hold it.
   raw.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;`);
@@ -97,16 +103,37 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
     };
   };
 
-  // Kysely opens transactions with a plain BEGIN: it becomes beginImmediate.
-  const begin: SqliteStatement = {
+  const control = (run: () => void): SqliteStatement => ({
     reader: false,
     all: () => [],
     run: () => {
-      beginImmediate(raw);
+      run();
       return { changes: 0, lastInsertRowid: 0 };
     },
     iterate: function* () { /* a BEGIN returns no rows */ },
+  });
+
+  // Background work's commits (`relaxed`) skip the fsync: WAL at synchronous=NORMAL survives the process dying, and
+  // the flush below bounds what a power cut can take. Every other commit (ingest, the API's writes) stays FULL.
+  let flush: NodeJS.Timeout | null = null;
+  let wal: number | null = null;
+  const flushSoon = () => {
+    if (flush !== null || file === ':memory:') return;
+    flush = setTimeout(() => {
+      flush = null;
+      try {
+        wal ??= openSync(`${file}-wal`, 'r');
+      } catch {
+        return;
+      }
+      // On libuv's thread pool: nobody waits for it, and a failure leaves the next checkpoint's own sync.
+      fdatasync(wal, () => undefined);
+    }, BACKGROUND_FLUSH_MS);
+    flush.unref();
   };
+
+  // Kysely opens transactions with a plain BEGIN: it becomes beginImmediate.
+  const begin = control(() => beginImmediate(raw));
 
   const prepare = (sql: string): SqliteStatement => {
     if (sql === 'begin') return begin;
@@ -124,10 +151,22 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
 
   return {
     raw,
+    async relaxed<T>(fn: () => Promise<T>): Promise<T> {
+      // SQLite refuses to change the level inside a transaction: `fn` opens its own, and the caller holds the connection.
+      raw.exec('PRAGMA synchronous = NORMAL');
+      try {
+        return await fn();
+      } finally {
+        raw.exec('PRAGMA synchronous = FULL');
+        flushSoon();
+      }
+    },
     database: {
       prepare,
       close: () => {
         cache.clear();
+        if (flush !== null) clearTimeout(flush);
+        if (wal !== null) closeSync(wal);
         if (raw.isOpen) raw.close();
       },
     },

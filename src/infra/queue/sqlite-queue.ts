@@ -157,7 +157,7 @@ export function sqliteQueue(deps: { store: Store; log: Logger; timing: QueueTimi
     if (free <= 0) return;
     const finished = done;
     done = [];
-    const rows = await store.db.transaction().execute(async (trx) => {
+    const rows = await store.background(async (trx) => {
       if (finished.length > 0) await trx.deleteFrom('jobs').where('id', 'in', finished).execute();
       return claim(trx, queue, free, w.groupCap);
     }).catch((err: unknown) => {

@@ -37,7 +37,7 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
   async function moveBatch(): Promise<number> {
     // A cheap look first: an empty outbox costs no write transaction (on SQLite that would take the write lock).
     if (!(await store.db.selectFrom('alert_events').select('id').limit(1).executeTakeFirst())) return 0;
-    return store.db.transaction().execute(async (trx) => {
+    return store.background(async (trx) => {
       // At most PER_ORG events of one organization per batch: another's event is not relayed after a burst of thousands.
       const fair = trx.selectFrom((eb) => eb.selectFrom('alert_events')
         .select(['id', sql<number>`row_number() over (partition by org_id order by id)`.as('rank')]).as('ranked'))
