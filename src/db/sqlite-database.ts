@@ -103,16 +103,6 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
     };
   };
 
-  const control = (run: () => void): SqliteStatement => ({
-    reader: false,
-    all: () => [],
-    run: () => {
-      run();
-      return { changes: 0, lastInsertRowid: 0 };
-    },
-    iterate: function* () { /* a BEGIN returns no rows */ },
-  });
-
   // Background work's commits (`relaxed`) skip the fsync: WAL at synchronous=NORMAL survives the process dying, and
   // the flush below bounds what a power cut can take. Every other commit (ingest, the API's writes) stays FULL.
   let flush: NodeJS.Timeout | null = null;
@@ -133,7 +123,15 @@ export function openSqlite(file: string): { database: SqliteDatabase; raw: Datab
   };
 
   // Kysely opens transactions with a plain BEGIN: it becomes beginImmediate.
-  const begin = control(() => beginImmediate(raw));
+  const begin: SqliteStatement = {
+    reader: false,
+    all: () => [],
+    run: () => {
+      beginImmediate(raw);
+      return { changes: 0, lastInsertRowid: 0 };
+    },
+    iterate: function* () { /* a BEGIN returns no rows */ },
+  };
 
   const prepare = (sql: string): SqliteStatement => {
     if (sql === 'begin') return begin;
