@@ -202,6 +202,16 @@ eachStore('notification delivery', { together: true }, (kind) => {
     assert.equal(hitsTo(web, `/hook-${kind}`).length, 1, 'no second request once sent');
   });
 
+  it('a page whose alert is gone before its attempt is recorded failed, saying so, and sends nothing', async () => {
+    const url = `${web.base}/gone-${kind}`;
+    const { id, alertId } = await prepared('webhook', url);
+    await h.c.store.db.deleteFrom('alerts').where('id', '=', alertId).execute();
+    const result = await h.c.notifications.deliver(id, { channel: 'webhook', target: { url, secret: SECRET } });
+    assert.equal(result.status, 'failed');
+    assert.equal(result.lastError, 'The alert no longer exists');
+    assert.equal(hitsTo(web, `/gone-${kind}`).length, 0);
+  });
+
   it('webhook: a target that fails twice then succeeds gets exactly one successful delivery logged (3 attempts)', async () => {
     const path = `/flaky-${kind}`;
     web.script.set(path, [500, 503, 200]);

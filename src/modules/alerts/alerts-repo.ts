@@ -21,8 +21,8 @@ export interface AlertFilter {
   flapping?: boolean;
 }
 
-/** What a listed alert shows (its organization is the caller's). */
-const LIST_COLUMNS = [
+/** What a listed alert shows (its organization is the caller's); a page's message shows the same. */
+export const LIST_COLUMNS = [
   'id', 'integration_id', 'client_id', 'incident_id', 'fingerprint', 'title', 'severity', 'status', 'source',
   'description', 'labels', 'annotations', 'occurrences', 'last_seen_at', 'acknowledged_at', 'acknowledged_by_type',
   'acknowledged_by_id', 'resolved_at', 'resolved_by_type', 'resolved_by_id', 'suppression_id', 'created_at', 'updated_at', 'flapping',

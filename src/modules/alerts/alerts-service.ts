@@ -162,7 +162,7 @@ export function alertsService(deps: { store: Store; repo: AlertsRepo; writer: Pi
     get: async (orgId: string, id: string): Promise<AlertDetail> => toDetail(await found(orgId, id)),
 
     /** The alert as a list shows it, without the detail's payload, incident number and history: what a page says. */
-    brief: async (orgId: string, id: string): Promise<Alert> => toAlert(await found(orgId, id)),
+    brief: toAlert,
 
     act: async (orgId: string, actor: Actor, id: string, action: Action): Promise<AlertDetail> => toDetail(await act(orgId, actor, id, action)),
 

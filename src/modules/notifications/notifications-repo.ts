@@ -4,11 +4,15 @@ import { runSql, runSqlChanges, textFor } from '../../db/sql-text.ts';
 import type { DB } from '../../db/schema.ts';
 import { countRows, keysetPage } from '../../db/keyset.ts';
 import type { Keyset } from '../../lib/pagination.ts';
+import { LIST_COLUMNS, type AlertListRow } from '../alerts/alerts-repo.ts';
 
 export type NotificationRow = DB['notifications'];
+/** The alert's columns in a page's reads (`pageReads`), apart from its incident's. */
+const ALERT_PREFIX = 'alert__';
 export type IncidentRow = DB['incidents'];
-/** What a page's message shows of its incident and workflow; each absent when there is none (or it is gone). */
-export interface PageContext {
+/** What a page's message is made of, as it is now: its alert (null once deleted), incident and workflow (each absent when there is none, or it is gone). */
+export interface PageReads {
+  alert: AlertListRow | null;
   incident?: IncidentRow;
   workflow?: { name: string | null; trigger: string };
 }
@@ -41,9 +45,11 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
   const recordText = t(`update notifications
     set status = $1, last_error = $2, response_status = $3, sent_at = $4, paced_at = null, updated_at = $5, provider_ref = coalesce($8, provider_ref)
     where id = $6 and attempts = $7 and (status = 'pending' or (status = 'cancelled' and $1 = 'sent'))`);
-  // One row whatever is found: the incident's columns (null without one) and the workflow's name and trigger.
-  const contextText = t(`select i.*, w.name as page_workflow_name, w.trigger as page_workflow_trigger from (select 1 as one) page
-    left join incidents i on i.org_id = $1 and i.id = $2 left join workflows w on w.org_id = $1 and w.id = $3`);
+  // One row whatever is found: the alert's columns (prefixed), the incident's (the alert's own, else the page's; null
+  // without one) and the workflow's name and trigger.
+  const readsText = t(`select ${LIST_COLUMNS.map((c) => `a.${c} as ${ALERT_PREFIX}${c}`).join(', ')}, i.*, w.name as page_workflow_name, w.trigger as page_workflow_trigger
+    from (select 1 as one) page left join alerts a on a.org_id = $1 and a.id = $2
+    left join incidents i on i.org_id = $1 and i.id = coalesce(a.incident_id, $3) left join workflows w on w.org_id = $1 and w.id = $4`);
   const ofAlert = (db: Kysely<DB>, orgId: string, alertId: string) =>
     db.selectFrom('notifications').where('org_id', '=', orgId).where('alert_id', '=', alertId);
   return {
@@ -143,14 +149,23 @@ export function notificationsRepo(store: Pick<Store, 'dialect'>) {
 
     alertExists: async (db: Kysely<DB>, orgId: string, alertId: string): Promise<boolean> =>
       (await db.selectFrom('alerts').select('id').where('org_id', '=', orgId).where('id', '=', alertId).executeTakeFirst()) !== undefined,
-    /** A page's incident and workflow as they are now (either id may be null), read in one statement. */
-    async context(db: Kysely<DB>, orgId: string, incidentId: string | null, workflowId: string | null): Promise<PageContext> {
-      if (incidentId === null && workflowId === null) return {};
-      const [row] = await runSql<IncidentRow & { page_workflow_name: string | null; page_workflow_trigger: string | null }>(db, contextText, [orgId, incidentId, workflowId]);
-      const { page_workflow_name: name, page_workflow_trigger: trigger, ...incident } = row as NonNullable<typeof row>;
+    /**
+     * A page's alert, incident and workflow as they are now, read in one statement (each a round trip of its own on
+     * PostgreSQL, where round trips are most of a page's cost: docs/benchmarks.md, "Alert to page: latency and the knee").
+     */
+    async pageReads(db: Kysely<DB>, orgId: string, alertId: string, incidentId: string | null, workflowId: string | null): Promise<PageReads> {
+      const [row] = await runSql<Record<string, unknown>>(db, readsText, [orgId, alertId, incidentId, workflowId]);
+      const { page_workflow_name: name, page_workflow_trigger: trigger } = row as Record<string, unknown>;
+      const alert: Record<string, unknown> = {};
+      const incident: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(row as Record<string, unknown>)) {
+        if (key.startsWith(ALERT_PREFIX)) alert[key.slice(ALERT_PREFIX.length)] = value;
+        else if (key !== 'page_workflow_name' && key !== 'page_workflow_trigger') incident[key] = value;
+      }
       return {
-        ...(incident.id !== null && { incident }),
-        ...(workflowId !== null && trigger !== null && { workflow: { name, trigger } }),
+        alert: alert.id === null ? null : alert as AlertListRow,
+        ...(incident.id !== null && { incident: incident as IncidentRow }),
+        ...(workflowId !== null && trigger !== null && { workflow: { name: name as string | null, trigger: trigger as string } }),
       };
     },
   };

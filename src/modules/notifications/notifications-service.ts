@@ -235,14 +235,10 @@ export function notificationsService(deps: NotificationsDeps) {
       if (!notice) throw new PermanentFailure('The notice has no text');
       return { kind: 'notice', ...notice, deliveryId: row.id, sentAt: clock.now() };
     }
-    let alert;
-    try {
-      alert = await alerts.brief(row.org_id, row.alert_id);
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'NOT_FOUND') throw new PermanentFailure('The alert no longer exists');
-      throw err;
-    }
-    const { incident, workflow } = await repo.context(store.db, row.org_id, alert.incidentId ?? row.incident_id, row.workflow_id);
+    const reads = await repo.pageReads(store.db, row.org_id, row.alert_id, row.incident_id, row.workflow_id);
+    if (reads.alert === null) throw new PermanentFailure('The alert no longer exists');
+    const alert = alerts.brief(reads.alert);
+    const { incident, workflow } = reads;
     return {
       alert,
       incident: incident ? toIncident(incident) : null,
