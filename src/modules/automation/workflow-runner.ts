@@ -172,7 +172,7 @@ export function workflowRunner(deps: {
           userId = user.id;
         }
         if (!userId) return outcome('skipped', 'no user to assign');
-        const assigned = await incidents.assign(db, ctx.incident, userId, at, action.scheduleId ? { scheduleId: action.scheduleId } : {});
+        const assigned = await incidents.assign(db, ctx.incident, userId, at, action.scheduleId ? { scheduleId: action.scheduleId } : {}, action.scheduleId !== undefined);
         if (!assigned) return outcome('skipped', `user ${userId} is not a member of the organization`);
         ctx.incident = assigned;
         return outcome('done', `assigned to ${userId}`);

@@ -87,15 +87,17 @@ export function incidentsRepo(deps: { live: Pick<LiveFeed, 'record'> }) {
      * Counts an alert that just joined into the incident. The count and the worst severity are computed in the
      * statement, so alerts joining at the same moment lose no update.
      */
-    async countAlert(db: Kysely<DB>, incident: IncidentRow, severity: string, at: number): Promise<void> {
+    /** Counts an alert joining the incident; returns the incident as it now is. */
+    async countAlert(db: Kysely<DB>, incident: IncidentRow, severity: string, at: number): Promise<IncidentRow> {
       const row = await db.updateTable('incidents')
         .set((eb) => ({
           alert_count: eb('alert_count', '+', 1),
           severity: sql<string>`case when ${rank(sql`${severity}`)} < ${rank(sql.ref('severity'))} then ${severity} else severity end`,
           updated_at: at,
         }))
-        .where('id', '=', incident.id).returning(['id', 'org_id', 'status', 'severity', 'title', 'updated_at']).executeTakeFirstOrThrow();
+        .where('id', '=', incident.id).returningAll().executeTakeFirstOrThrow();
       await live.record(db, [liveChange(row, 'incident.updated')]);
+      return row;
     },
     /** The distinct severities of the incident's alerts. */
     alertSeverities: async (db: Kysely<DB>, incidentId: string): Promise<string[]> =>

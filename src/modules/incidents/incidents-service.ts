@@ -290,15 +290,19 @@ export function incidentsService(deps: {
         }
       }
       if (await deps.alerts.attachIncident(db, p.alert.orgId, p.alert.id, incident.id, at)) {
-        await repo.countAlert(db, incident, p.alert.severity, at);
+        const counted = await repo.countAlert(db, incident, p.alert.severity, at);
         await record(db, incident, 'alert_joined', SYSTEM, { alertId: p.alert.id }, at);
+        return { incident: counted, opened, already: false };
       }
       return { incident: (await repo.get(db, p.alert.orgId, incident.id)) as IncidentRow, opened, already: false };
     },
 
-    /** A workflow's assignment; a user no longer in the organization (removed since the workflow was written) is skipped. */
-    async assign(db: Kysely<DB>, incident: IncidentRow, userId: string, at: number, data: Record<string, unknown>): Promise<IncidentRow | null> {
-      if (!(await repo.userExists(db, incident.org_id, userId))) return null;
+    /**
+     * A workflow's assignment; a user no longer in the organization (removed since the workflow was written) is skipped.
+     * `member`: the user was read from the organization's members in this transaction (the on-call), so is one.
+     */
+    async assign(db: Kysely<DB>, incident: IncidentRow, userId: string, at: number, data: Record<string, unknown>, member = false): Promise<IncidentRow | null> {
+      if (!member && !(await repo.userExists(db, incident.org_id, userId))) return null;
       return setAssignee(db, incident, userId, SYSTEM, at, data);
     },
 
