@@ -175,7 +175,7 @@ export async function createStore(config: StoreConfig): Promise<Store> {
     const exclusive = <T,>(fn: (r: DatabaseSync) => T): Promise<T> => db.connection().execute(async () => fn(raw));
     // Holding the connection from before BEGIN to after COMMIT: no other transaction commits at the relaxed level.
     const background: Store['background'] = (work) => db.connection().execute((conn) => relaxed(() => hooked(conn.transaction()).execute(work)));
-    return makeStore(db, 'sqlite', { file: config.file, raw, exclusive, read: (fn) => (raw.isTransaction ? exclusive(fn) : fn(raw)) }, null, undefined, background);
+    return { ...makeStore(db, 'sqlite', { file: config.file, raw, exclusive, read: (fn) => (raw.isTransaction ? exclusive(fn) : fn(raw)) }), background };
   }
   const { default: pg } = await import('pg');
   const pool = new pg.Pool({
@@ -229,8 +229,7 @@ export async function createStore(config: StoreConfig): Promise<Store> {
   return makeStore(db, 'postgres', null, prepared, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }));
 }
 
-function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | null, pg: PgPrepared | null = null, poolUsage: Store['poolUsage'] = () => undefined,
-  background: Store['background'] = (work) => db.transaction().execute(work)): Store {
+function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | null, pg: PgPrepared | null = null, poolUsage: Store['poolUsage'] = () => undefined): Store {
   let closed: Promise<void> | undefined;
   // SQLite's `->>` reads a text key as a JSON path (`$x` is an error, `a"b` never matches); json_each does not.
   const jsonTextSql = dialect === 'sqlite'
@@ -251,7 +250,7 @@ function makeStore(db: Kysely<DB>, dialect: Dialect, sqlite: SqliteConnection | 
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    background,
+    background: (work) => db.transaction().execute(work),
     poolUsage,
     // Idempotent: shutdown paths may both close the store (PostgreSQL's pool refuses a second end()).
     close: () => (closed ??= db.destroy()),

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../db/database.ts';
@@ -87,7 +88,7 @@ export function eventRelay(deps: { store: Store; queue: JobQueue; log: Logger; p
       again = true;
       return;
     }
-    running = new Promise((resolve) => setTimeout(resolve, GATHER_MS)).then(drain);
+    running = sleep(GATHER_MS).then(drain);
   }
 
   return {

@@ -7,9 +7,9 @@ import type { Keyset } from '../../lib/pagination.ts';
 import { LIST_COLUMNS, type AlertListRow } from '../alerts/alerts-repo.ts';
 
 export type NotificationRow = DB['notifications'];
+export type IncidentRow = DB['incidents'];
 /** The alert's columns in a page's reads (`pageReads`), apart from its incident's. */
 const ALERT_PREFIX = 'alert__';
-export type IncidentRow = DB['incidents'];
 /** What a page's message is made of, as it is now: its alert (null once deleted), incident and workflow (each absent when there is none, or it is gone). */
 export interface PageReads {
   alert: AlertListRow | null;
