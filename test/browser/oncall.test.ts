@@ -214,6 +214,10 @@ eachStore('on call and suppression windows in a browser', { together: true }, (k
     await assertAccessible(app.page, 'suppression windows');
     await shot('suppression');
     await app.page.setViewportSize({ width: 390, height: 800 });
+    // On a phone, a card per window: its dates on a line each, not a word each in a squeezed column.
+    const card = app.page.getByRole('list', { name: 'Suppression windows' }).getByRole('listitem').filter({ has: app.page.getByRole('link', { name: 'Nightly backup' }) });
+    await card.getByText('Every day', { exact: false }).waitFor();
+    assert.equal(await card.locator('.occurrences li').count(), 3);
     await assertAccessible(app.page, 'suppression windows (390 px)');
     await shot('suppression-390');
     await app.page.setViewportSize({ width: 1280, height: 900 });
