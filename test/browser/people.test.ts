@@ -137,6 +137,9 @@ eachStore('incidents and members in a browser', { together: false }, (kind) => {
     await assertAccessible(app.page, 'members');
     await shot('members');
     await app.page.setViewportSize({ width: 390, height: 800 });
+    // On a phone the email sits under the name, its column hidden.
+    await app.page.getByRole('cell', { name: /^Nora Newcomer\s*nora@example\.test$/ }).waitFor();
+    assert.equal(await app.page.getByRole('columnheader', { name: 'Email' }).isVisible(), false);
     await shot('members-390');
     await app.page.setViewportSize({ width: 1280, height: 800 });
 

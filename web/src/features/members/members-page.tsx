@@ -50,15 +50,19 @@ export default function MembersPage() {
           <table>
             <thead>
               <tr>
-                <th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col" className="wide-only">Added</th>
+                <th scope="col">Name</th><th scope="col" className="wide-only">Email</th><th scope="col">Role</th><th scope="col" className="wide-only">Added</th>
                 {canWrite && <th scope="col"><span className="sr-only">Actions</span></th>}
               </tr>
             </thead>
             <tbody>
               {rows.map((u) => (
                 <tr key={u.id}>
-                  <td>{u.name}{u.id === session.user.id && <span className="muted"> (you)</span>}</td>
-                  <td className="break">{u.email}</td>
+                  <td>
+                    {u.name}{u.id === session.user.id && <span className="muted"> (you)</span>}
+                    {/* On a phone the email goes under the name, a line break allowed after its @: a column of its own broke it every few letters. */}
+                    <small className="narrow-only break muted">{u.email.replace(/@.*/, '')}@<wbr />{u.email.replace(/^[^@]*@/, '')}</small>
+                  </td>
+                  <td className="wide-only break">{u.email}</td>
                   <td>
                     {mayChange(u) ? (
                       <select aria-label={`Role of ${u.name}`} value={u.role} disabled={role.isPending}
